@@ -1,0 +1,218 @@
+"""Rulesets are data: tile counts and values, premium layout, bonuses and draw minimums.
+
+A ruleset file (TOML) is loaded, validated field by field and frozen. The engine takes every
+number of the game from a `Ruleset`, so that a game recorded years ago replays under the
+rules it was played with (its name and SHA-256 are recorded in the game's first event).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from typing import Any
+
+from engine.tiles import ALPHABET
+
+PREMIUM_KINDS = ("triple_word", "double_word", "triple_letter", "double_letter")
+# (letter multiplier, word multiplier) of each premium kind.
+PREMIUM_FACTORS = {
+    "triple_word": (1, 3),
+    "double_word": (1, 2),
+    "triple_letter": (3, 1),
+    "double_letter": (2, 1),
+}
+
+
+class RulesetError(ValueError):
+    """A ruleset file or override is malformed; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Every number of the game. Build with `load_ruleset` or `parse_ruleset`."""
+
+    name: str
+    board_size: int
+    rack_size: int
+    bingo_bonus: int
+    jokers: int
+    vowels: frozenset[str]
+    min_vowels: int
+    min_consonants: int
+    solo_bonus: int
+    solo_min_players: int
+    jokers_only: frozenset[str]
+    tile_counts: dict[str, int] = field(hash=False, compare=True)
+    tile_values: dict[str, int] = field(hash=False, compare=True)
+    # letter_factor[r][c], word_factor[r][c]: 1 where a square has no premium.
+    letter_factor: tuple[tuple[int, ...], ...] = field(repr=False)
+    word_factor: tuple[tuple[int, ...], ...] = field(repr=False)
+    sha256: str = ""
+
+    @property
+    def centre(self) -> tuple[int, int]:
+        return (self.board_size // 2, self.board_size // 2)
+
+    def value(self, letter: str) -> int:
+        """Points of a real tile; letters without tiles (K, Q, W, Y) only come as jokers."""
+        return self.tile_values.get(letter, 0)
+
+    def with_settings(self, settings: dict[str, Any]) -> Ruleset:
+        """This ruleset with a game's overrides (GameCreated.settings) applied and checked."""
+        allowed = {
+            "bingo_bonus",
+            "min_vowels",
+            "min_consonants",
+            "solo_bonus",
+            "solo_min_players",
+            "rack_size",
+        }
+        changes: dict[str, Any] = {}
+        for key, value in settings.items():
+            if key not in allowed:
+                continue
+            changes[key] = _non_negative_int(value, f"settings.{key}")
+        return replace(self, **changes) if changes else self
+
+
+def _non_negative_int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RulesetError(f"{where}: expected a whole number >= 0, got {value!r}")
+    return value
+
+
+def _square(name: Any, size: int, where: str) -> tuple[int, int]:
+    if not isinstance(name, str) or len(name) < 2:
+        raise RulesetError(f"{where}: expected a square like 'H8', got {name!r}")
+    row = ord(name[0].upper()) - ord("A")
+    try:
+        col = int(name[1:]) - 1
+    except ValueError:
+        raise RulesetError(f"{where}: expected a square like 'H8', got {name!r}") from None
+    if not (0 <= row < size and 0 <= col < size):
+        raise RulesetError(f"{where}: square {name!r} is off a {size}x{size} board")
+    return row, col
+
+
+def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
+    """Validate a ruleset mapping (as read from TOML); errors name the offending field."""
+    required = (
+        "name",
+        "board_size",
+        "rack_size",
+        "bingo_bonus",
+        "jokers",
+        "vowels",
+        "min_vowels",
+        "min_consonants",
+        "solo_bonus",
+        "solo_min_players",
+        "tiles",
+        "premiums",
+    )
+    for key in required:
+        if key not in data:
+            raise RulesetError(f"{key}: missing")
+    name = data["name"]
+    if not isinstance(name, str) or not name:
+        raise RulesetError(f"name: expected a non-empty string, got {name!r}")
+    ints = {
+        key: _non_negative_int(data[key], key)
+        for key in (
+            "board_size",
+            "rack_size",
+            "bingo_bonus",
+            "jokers",
+            "min_vowels",
+            "min_consonants",
+            "solo_bonus",
+            "solo_min_players",
+        )
+    }
+    size = ints["board_size"]
+    if not 1 <= size <= 26:
+        raise RulesetError(f"board_size: expected 1 to 26, got {size}")
+    if ints["rack_size"] < 1:
+        raise RulesetError("rack_size: expected at least 1")
+
+    def letters(key: str, default: str | None = None) -> frozenset[str]:
+        value = data.get(key, default)
+        if not isinstance(value, str) or any(ch not in ALPHABET for ch in value):
+            raise RulesetError(f"{key}: expected capital letters A-Z, got {value!r}")
+        return frozenset(value)
+
+    vowels = letters("vowels")
+    jokers_only = letters("jokers_only", "")
+
+    tiles = data["tiles"]
+    if not isinstance(tiles, dict) or not tiles:
+        raise RulesetError("tiles: expected a table of letter = [count, value]")
+    counts: dict[str, int] = {}
+    values: dict[str, int] = {}
+    for letter, spec in tiles.items():
+        where = f"tiles.{letter}"
+        if letter not in ALPHABET:
+            raise RulesetError(f"{where}: not a capital letter A-Z")
+        if not isinstance(spec, list) or len(spec) != 2:
+            raise RulesetError(f"{where}: expected [count, value], got {spec!r}")
+        counts[letter] = _non_negative_int(spec[0], f"{where} count")
+        values[letter] = _non_negative_int(spec[1], f"{where} value")
+    overlap = jokers_only & counts.keys()
+    if overlap:
+        raise RulesetError(f"jokers_only: {''.join(sorted(overlap))} also have tiles")
+
+    premiums = data["premiums"]
+    if not isinstance(premiums, dict):
+        raise RulesetError("premiums: expected a table of kind = [squares]")
+    letter_factor = [[1] * size for _ in range(size)]
+    word_factor = [[1] * size for _ in range(size)]
+    seen: dict[tuple[int, int], str] = {}
+    for kind, squares in premiums.items():
+        if kind not in PREMIUM_FACTORS:
+            raise RulesetError(f"premiums.{kind}: unknown kind (expected one of {PREMIUM_KINDS})")
+        if not isinstance(squares, list):
+            raise RulesetError(f"premiums.{kind}: expected a list of squares")
+        lf, wf = PREMIUM_FACTORS[kind]
+        for i, name in enumerate(squares):
+            r, c = _square(name, size, f"premiums.{kind}[{i}]")
+            if (r, c) in seen:
+                raise RulesetError(f"premiums.{kind}[{i}]: {name} is also {seen[(r, c)]}")
+            seen[(r, c)] = kind
+            letter_factor[r][c] = lf
+            word_factor[r][c] = wf
+
+    return Ruleset(
+        name=name,
+        vowels=vowels,
+        jokers_only=jokers_only,
+        tile_counts=counts,
+        tile_values=values,
+        letter_factor=tuple(tuple(row) for row in letter_factor),
+        word_factor=tuple(tuple(row) for row in word_factor),
+        sha256=sha256,
+        **ints,
+    )
+
+
+def ruleset_from_toml(text: str) -> Ruleset:
+    """Parse and validate ruleset TOML text; its SHA-256 identifies it in game records."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"not valid TOML: {exc}") from None
+    return parse_ruleset(data, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def load_ruleset(name: str = "ro-frs") -> Ruleset:
+    """A ruleset shipped with the engine, by name."""
+    path = resources.files("engine") / "rulesets" / f"{name}.toml"
+    if not path.is_file():
+        shipped = sorted(
+            p.name.removesuffix(".toml")
+            for p in (resources.files("engine") / "rulesets").iterdir()
+            if p.name.endswith(".toml")
+        )
+        raise RulesetError(f"unknown ruleset {name!r} (shipped: {', '.join(shipped)})")
+    return ruleset_from_toml(path.read_text(encoding="utf-8"))

@@ -1,0 +1,3 @@
+import typer
+
+engine_app = typer.Typer(help="The rules engine.", no_args_is_help=True)

@@ -1,0 +1,3 @@
+import typer
+
+lexicon_app = typer.Typer(help="Word lists.", no_args_is_help=True)
