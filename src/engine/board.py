@@ -1,0 +1,97 @@
+"""The shared board: which letter lies on which square, and which of them are jokers.
+
+A board is an immutable grid of rows written as in board files: `.` an empty square, `A`-`Z`
+a tile, a lowercase letter a joker standing for that letter. Squares are named like the
+federation names them: row letter A-O from the top, column number 1-15 from the left (`H8`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.tiles import fold
+
+EMPTY = "."
+
+
+class BoardError(ValueError):
+    """A board text is malformed; the message names the line and the problem."""
+
+
+def square_name(row: int, col: int) -> str:
+    return f"{chr(ord('A') + row)}{col + 1}"
+
+
+@dataclass(frozen=True)
+class Board:
+    rows: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.rows)
+
+    @classmethod
+    def empty(cls, size: int = 15) -> Board:
+        return cls(tuple(EMPTY * size for _ in range(size)))
+
+    @classmethod
+    def parse(cls, lines: Iterable[str], size: int = 15, source: str = "board") -> Board:
+        """Read board lines (trailing blank lines and surrounding spaces ignored).
+
+        Diacritics are folded (a board typed with Ș is the board with S); anything else that
+        is not `.` or a letter is refused with the line and column named.
+        """
+        rows = [line.strip() for line in lines]
+        while rows and not rows[-1]:
+            rows.pop()
+        if len(rows) != size:
+            raise BoardError(f"{source}: expected {size} lines, found {len(rows)}")
+        checked = []
+        for number, raw in enumerate(rows, start=1):
+            line = fold(raw)
+            if len(line) != size:
+                raise BoardError(
+                    f"{source}, line {number}: expected {size} characters, found {len(line)}"
+                )
+            for column, ch in enumerate(line, start=1):
+                if ch != EMPTY and not ("A" <= ch <= "Z" or "a" <= ch <= "z"):
+                    raise BoardError(
+                        f"{source}, line {number}, column {column}: unknown character {ch!r} "
+                        "(expected '.', a letter A-Z, or a lowercase letter for a joker)"
+                    )
+            checked.append(line)
+        return cls(tuple(checked))
+
+    def text(self) -> str:
+        return "\n".join(self.rows) + "\n"
+
+    def cell(self, row: int, col: int) -> str:
+        """The raw cell: '.', an upper-case tile or a lower-case joker."""
+        return self.rows[row][col]
+
+    def letter(self, row: int, col: int) -> str | None:
+        ch = self.rows[row][col]
+        return None if ch == EMPTY else ch.upper()
+
+    def is_joker(self, row: int, col: int) -> bool:
+        return self.rows[row][col].islower()
+
+    def is_empty(self) -> bool:
+        return all(set(row) == {EMPTY} for row in self.rows)
+
+    def in_bounds(self, row: int, col: int) -> bool:
+        return 0 <= row < self.size and 0 <= col < self.size
+
+    def occupied(self, row: int, col: int) -> bool:
+        return self.in_bounds(row, col) and self.rows[row][col] != EMPTY
+
+    def tile_count(self) -> int:
+        return sum(self.size - row.count(EMPTY) for row in self.rows)
+
+    def with_tiles(self, tiles: Iterable[tuple[int, int, str]]) -> Board:
+        """A new board with cells set ((row, col, cell) with cell a letter, lowercase = joker)."""
+        grid = [list(row) for row in self.rows]
+        for row, col, cell in tiles:
+            grid[row][col] = cell
+        return Board(tuple("".join(row) for row in grid))

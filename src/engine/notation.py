@@ -1,0 +1,374 @@
+"""Moves as players write them, read into structured moves and written back canonically.
+
+Every form of RULES.md "Notation" is read: `H8: VARA` (row letter first: across) and
+`8H: VARA` (column first: down) in any case; the whole word including letters already on the
+board; jokers as `(C)` or as a lowercase letter beside capitals; a claimed score (`= 52 p`,
+`= 52`, `52 puncte`, `(167 p)`); an online game's prefix (`P19-T1 - `); the completiv letter
+(`[J]UCATOR` or `JUCATOR +J`); anticipation replacements (`-A+B`, `-C+Do`, `-C+(D)`).
+Diacritics are folded first. Parsing returns a `Move` or a `NotationError` saying what was
+expected at which character; it never raises, whatever the text, because an unreadable
+submission is still a record to keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.tiles import fold
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The completiv letter a player took from the stock.
+
+    `at` is its index in the word when marked in place (`[J]UCATOR`), None when written after
+    the word (`JUCATOR +J`); `joker` when the stock's joker was taken, standing for `letter`.
+    """
+
+    letter: str
+    joker: bool = False
+    at: int | None = None
+
+
+@dataclass(frozen=True)
+class Move:
+    """A word laid on the board: first square (0-based), direction, whole word, joker indexes."""
+
+    row: int
+    col: int
+    across: bool
+    word: str
+    jokers: tuple[int, ...] = ()
+    chosen: Chosen | None = None
+    claimed: int | None = None
+    prefix: str | None = None
+
+    def squares(self) -> list[tuple[int, int]]:
+        dr, dc = (0, 1) if self.across else (1, 0)
+        return [(self.row + i * dr, self.col + i * dc) for i in range(len(self.word))]
+
+    @property
+    def coordinate(self) -> str:
+        row, col = chr(ord("A") + self.row), str(self.col + 1)
+        return row + col if self.across else col + row
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Anticipation: `give` goes from the group to the stock, `take` comes from it.
+
+    With `joker`, the stock's joker is taken and stands for `take` (`-C+Do`).
+    """
+
+    give: str
+    take: str
+    joker: bool = False
+    prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class NotationError:
+    """Why a text is unreadable: what was expected at which character (1-based)."""
+
+    text: str
+    position: int
+    expected: str
+    found: str
+
+    @property
+    def message(self) -> str:
+        return f"at character {self.position}: expected {self.expected}, found {self.found}"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class _Unreadable(Exception):
+    def __init__(self, position: int, expected: str) -> None:
+        self.position = position
+        self.expected = expected
+
+
+class _Scanner:
+    """A cursor over folded text; `fail` reports the current character."""
+
+    def __init__(self, text: str) -> None:
+        self.text = fold(text)
+        self.pos = 0
+
+    def peek(self, offset: int = 0) -> str:
+        i = self.pos + offset
+        return self.text[i] if i < len(self.text) else ""
+
+    def at_end(self) -> bool:
+        return self.pos >= len(self.text)
+
+    def skip_space(self) -> None:
+        while self.peek().isspace():
+            self.pos += 1
+
+    def take(self, ch: str) -> bool:
+        if self.peek() == ch:
+            self.pos += 1
+            return True
+        return False
+
+    def expect(self, ch: str, what: str) -> None:
+        if not self.take(ch):
+            self.fail(what)
+
+    def digits(self) -> str:
+        start = self.pos
+        while self.peek().isascii() and self.peek().isdigit():
+            self.pos += 1
+        return self.text[start : self.pos]
+
+    def letter(self) -> str:
+        ch = self.peek()
+        if ch.isascii() and ch.isalpha():
+            self.pos += 1
+            return ch
+        return ""
+
+    def fail(self, expected: str) -> None:
+        raise _Unreadable(self.pos, expected)
+
+
+def _found(text: str, position: int) -> str:
+    return repr(text[position]) if position < len(text) else "end of text"
+
+
+def _error(text: str, scanner: _Scanner, exc: _Unreadable) -> NotationError:
+    return NotationError(text, exc.position + 1, exc.expected, _found(scanner.text, exc.position))
+
+
+def _prefix(s: _Scanner) -> str | None:
+    """`P19-T1 -`: game and round of an online game, kept as written (upper case)."""
+    start = s.pos
+    if s.peek().upper() != "P" or not s.peek(1).isdigit():
+        return None
+    s.pos += 1
+    game = s.digits()
+    if not s.take("-") or s.peek().upper() != "T":
+        s.pos = start
+        return None
+    s.pos += 1
+    rnd = s.digits()
+    if not rnd:
+        s.fail("a round number after 'T'")
+    s.skip_space()
+    s.expect("-", "'-' after the game and round prefix")
+    s.skip_space()
+    return f"P{int(game)}-T{int(rnd)}"
+
+
+def _coordinate(s: _Scanner) -> tuple[int, int, bool]:
+    if s.peek().isdigit():
+        column = s.digits()
+        row = s.letter()
+        if not row:
+            s.fail("a row letter after the column number (down: '8H')")
+        across = False
+    else:
+        row = s.letter()
+        if not row:
+            s.fail("a coordinate such as 'H8' (across) or '8H' (down)")
+        column = s.digits()
+        if not column:
+            s.fail("a column number after the row letter (across: 'H8')")
+        across = True
+    col = int(column)
+    if col < 1 or col > 99:
+        s.pos -= len(column) if across else len(column) + 1
+        s.fail("a column number from 1")
+    return ord(row.upper()) - ord("A"), col - 1, across
+
+
+def _tile(s: _Scanner) -> tuple[str, bool] | None:
+    """One letter of the word: `A`, a lowercase joker `a`, or `(A)`; None at the word's end."""
+    if s.take("("):
+        letter = s.letter()
+        if not letter:
+            s.fail("a letter inside '( )' (a joker)")
+        s.expect(")", "')' closing the joker")
+        return letter.upper(), True
+    letter = s.letter()
+    if not letter:
+        return None
+    return letter.upper(), letter.islower()
+
+
+def _word(s: _Scanner) -> tuple[str, tuple[int, ...], Chosen | None]:
+    letters: list[str] = []
+    jokers: list[int] = []
+    written_lower: list[int] = []
+    chosen: Chosen | None = None
+    while True:
+        bracket = s.peek() == "["
+        if bracket:
+            if chosen is not None:
+                s.fail("only one letter marked '[ ]' (the completiv letter)")
+            s.pos += 1
+        paren = s.peek() == "("
+        tile = _tile(s)
+        if tile is None:
+            if bracket:
+                s.fail("a letter inside '[ ]' (the completiv letter)")
+            break
+        letter, joker = tile
+        if bracket:
+            s.expect("]", "']' closing the completiv letter")
+            chosen = Chosen(letter, joker, len(letters))
+        if joker:
+            jokers.append(len(letters))
+            if not paren:
+                written_lower.append(len(letters))
+        letters.append(letter)
+    if not letters:
+        s.fail("the word (letters A-Z, jokers as '(C)')")
+    if len(written_lower) == len(letters) and len(letters) > 1:
+        # A word written wholly in lower case is plain letters: a lowercase letter marks a
+        # joker only beside capitals.
+        jokers = []
+        if chosen is not None:
+            chosen = Chosen(chosen.letter, False, chosen.at)
+    return "".join(letters), tuple(jokers), chosen
+
+
+def _chosen_after(s: _Scanner) -> Chosen | None:
+    """`+J` (or `+(J)`, `+j` for the stock's joker) written after the word."""
+    start = s.pos
+    s.skip_space()
+    if not s.take("+"):
+        s.pos = start
+        return None
+    s.skip_space()
+    tile = _tile(s)
+    if tile is None:
+        s.fail("the completiv letter after '+'")
+    letter, joker = tile
+    return Chosen(letter, joker, None)
+
+
+def _claim(s: _Scanner) -> int | None:
+    """`= 52 p`, `= 52`, `52 puncte`, `(167 p)`: the score the player claims."""
+    s.skip_space()
+    if s.at_end():
+        return None
+    closing = None
+    if s.take("="):
+        s.skip_space()
+    elif s.take("("):
+        closing = ")"
+        s.skip_space()
+    start = s.pos
+    number = s.digits()
+    if not number:
+        s.fail("a claimed score such as '= 52 p'")
+    s.skip_space()
+    unit_start = s.pos
+    while s.peek().isalpha() or s.peek() == ".":
+        s.pos += 1
+    unit = s.text[unit_start : s.pos].lower().rstrip(".")
+    if unit not in ("", "p", "pt", "pct", "puncte", "punct", "points", "pts"):
+        s.pos = unit_start
+        s.fail("'p' or 'puncte' after the claimed score")
+    s.skip_space()
+    if closing:
+        s.expect(closing, "')' closing the claimed score")
+    if len(number) > 6:
+        s.pos = start
+        s.fail("a claimed score of at most 6 digits")
+    return int(number)
+
+
+def parse_move(text: str) -> Move | NotationError:
+    """Read a submission such as `P19-T1 - H4: JU(C)ATOR = 52 p`."""
+    s = _Scanner(text)
+    try:
+        s.skip_space()
+        prefix = _prefix(s)
+        row, col, across = _coordinate(s)
+        s.skip_space()
+        if not s.take(":") and s.pos > 0 and not s.text[s.pos - 1].isspace():
+            s.fail("':' after the coordinate")
+        s.skip_space()
+        word, jokers, chosen = _word(s)
+        after = _chosen_after(s)
+        if after is not None:
+            if chosen is not None:
+                s.fail("one completiv mark only ('[J]' in the word or '+J' after it)")
+            chosen = after
+        claimed = _claim(s)
+        s.skip_space()
+        if not s.at_end():
+            s.fail("the end of the move")
+    except _Unreadable as exc:
+        return _error(text, s, exc)
+    return Move(row, col, across, word, jokers, chosen, claimed, prefix)
+
+
+def parse_replacement(text: str) -> Replacement | NotationError:
+    """Read an anticipation replacement: `-A+B`, `-C+Do`, `-C+(D)`, `-C+d`."""
+    s = _Scanner(text)
+    try:
+        s.skip_space()
+        prefix = _prefix(s)
+        s.expect("-", "'-' and the letter given back, as in '-A+B'")
+        s.skip_space()
+        give = s.letter()
+        if not give:
+            s.fail("the letter replaced, after '-'")
+        s.skip_space()
+        s.expect("+", "'+' and the letter taken from the stock")
+        s.skip_space()
+        if s.take("("):
+            take = s.letter()
+            if not take:
+                s.fail("a letter inside '( )' (the joker taken)")
+            s.expect(")", "')' closing the joker")
+            joker = True
+        else:
+            take = s.letter()
+            if not take:
+                s.fail("the letter taken from the stock, after '+'")
+            # Lowercase marks a joker only beside capitals ('-C+d'); '-c+d' is plain letters.
+            joker = take.islower() and not give.islower()
+            if s.peek() in ("o", "O"):
+                s.pos += 1
+                joker = True
+        s.skip_space()
+        if not s.at_end():
+            s.fail("the end of the replacement")
+    except _Unreadable as exc:
+        return _error(text, s, exc)
+    return Replacement(give.upper(), take.upper(), joker, prefix)
+
+
+def format_tile(letter: str, joker: bool) -> str:
+    return f"({letter})" if joker else letter
+
+
+def format_move(move: Move) -> str:
+    """The canonical notation: `P19-T1 - 8H: [J]U(C)ATOR = 52 p`."""
+    jokers = set(move.jokers)
+    parts = []
+    for i, letter in enumerate(move.word):
+        tile = format_tile(letter, i in jokers)
+        if move.chosen is not None and move.chosen.at == i:
+            tile = f"[{tile}]"
+        parts.append(tile)
+    text = f"{move.coordinate}: {''.join(parts)}"
+    if move.chosen is not None and move.chosen.at is None:
+        text += f" +{format_tile(move.chosen.letter, move.chosen.joker)}"
+    if move.claimed is not None:
+        text += f" = {move.claimed} p"
+    if move.prefix is not None:
+        text = f"{move.prefix} - {text}"
+    return text
+
+
+def format_replacement(replacement: Replacement) -> str:
+    take = f"({replacement.take})" if replacement.joker else replacement.take
+    text = f"-{replacement.give}+{take}"
+    return f"{replacement.prefix} - {text}" if replacement.prefix else text
