@@ -86,6 +86,9 @@ class Board:
     def occupied(self, row: int, col: int) -> bool:
         return self.in_bounds(row, col) and self.rows[row][col] != EMPTY
 
+    def centre_square(self) -> tuple[int, int]:
+        return (self.size // 2, self.size // 2)
+
     def tile_count(self) -> int:
         return sum(self.size - row.count(EMPTY) for row in self.rows)
 

@@ -51,10 +51,6 @@ class Ruleset:
     word_factor: tuple[tuple[int, ...], ...] = field(repr=False)
     sha256: str = ""
 
-    @property
-    def centre(self) -> tuple[int, int]:
-        return (self.board_size // 2, self.board_size // 2)
-
     def value(self, letter: str) -> int:
         """Points of a real tile; letters without tiles (K, Q, W, Y) only come as jokers."""
         return self.tile_values.get(letter, 0)

@@ -1,3 +1,183 @@
-import typer
+"""`arbitru engine`: score a move (and, from the top finder, find the best moves)."""
 
-engine_app = typer.Typer(help="The rules engine.", no_args_is_help=True)
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from engine.board import BoardError
+from engine.dictionary import Dictionary
+from engine.notation import NotationError, format_move, parse_move
+from engine.rack import Rack, RackError
+from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from engine.verdict import Verdict, check_move
+from pipelines.board_view import board_table
+from pipelines.inputs import board_from_json, console, fail, read_batch, read_board_file
+
+engine_app = typer.Typer(help="The rules engine: score moves, find the top.", no_args_is_help=True)
+
+RulesetOption = Annotated[str, typer.Option("--ruleset", help="Ruleset name.")]
+DictOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dict",
+        help="Word list: a file (one word per line), a registered list's SHA-256, or 'default'.",
+    ),
+]
+
+
+def resolve_ruleset(name: str) -> Ruleset:
+    try:
+        return load_ruleset(name)
+    except RulesetError as exc:
+        fail(str(exc))
+
+
+def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary | None:
+    """The dictionary a command checks words against; None with --no-words."""
+    if no_words:
+        if spec is not None:
+            fail("--dict and --no-words exclude each other: give one")
+        return None
+    from pipelines.lexicons import load_dictionary
+
+    try:
+        return load_dictionary(spec)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """The stable JSON shape of `engine score` (DESIGN.md), with explanation fields added."""
+    return {
+        "valid": verdict.valid,
+        "score": verdict.score,
+        "words": [
+            {"word": w.written, "score": w.score, "main": w.main, "word_factor": w.word_factor}
+            for w in verdict.words
+        ],
+        "bingo": verdict.bingo,
+        "errors": list(verdict.errors),
+        "move": format_move(verdict.move),
+        "bonus": verdict.bonus,
+        "tiles": [
+            {"square": f"{chr(ord('A') + t.row)}{t.col + 1}", "letter": t.letter, "joker": t.joker}
+            for t in verdict.tiles
+        ],
+        "claimed": verdict.move.claimed,
+        "warnings": list(verdict.warnings),
+    }
+
+
+def _unreadable_json(errors: list[str]) -> dict[str, Any]:
+    return {"valid": False, "score": 0, "words": [], "bingo": False, "errors": errors}
+
+
+def _score_one(board, move_text: str, rack_text: str | None, ruleset, dictionary):
+    """Parse and judge one move; returns a Verdict or a list of input errors."""
+    move = parse_move(move_text)
+    if isinstance(move, NotationError):
+        return [f"unreadable move {move_text!r}: {move.message}"]
+    rack = None
+    if rack_text is not None:
+        try:
+            rack = Rack.parse(rack_text, ruleset)
+        except RackError as exc:
+            return [str(exc)]
+    return check_move(board, move, ruleset, dictionary, rack)
+
+
+def _show_verdict(verdict: Verdict, board, ruleset) -> None:
+    highlight = [(t.row, t.col, t.cell) for t in verdict.tiles]
+    console.print(board_table(board, ruleset, highlight))
+    table = Table(title=format_move(verdict.move), title_justify="left")
+    table.add_column("word")
+    table.add_column("squares")
+    table.add_column("points", justify="right")
+    for w in verdict.words:
+        squares = " ".join(
+            f"{s.name}{'*' if s.new else ''}{f'({s.premium})' if s.premium and s.new else ''}"
+            for s in w.squares
+        )
+        factor = f" x{w.word_factor}" if w.word_factor > 1 else ""
+        table.add_row(w.written, squares + factor, str(w.score))
+    if verdict.bonus:
+        table.add_row("bingo", "all tiles of the rack", str(verdict.bonus))
+    console.print(table)
+    if verdict.valid:
+        console.print(f"[bold green]valid[/]: {verdict.score} points")
+    else:
+        console.print(f"[bold red]invalid[/]: scores 0 (would be {verdict.points_if_valid})")
+        for error in verdict.errors:
+            console.print(f"  - {error}")
+    for warning in verdict.warnings:
+        console.print(f"[yellow]note[/]: {warning}")
+
+
+@engine_app.command()
+def score(
+    board_file: Annotated[Path | None, typer.Option("--board", help="Board file.")] = None,
+    move: Annotated[str | None, typer.Option("--move", help='A move, e.g. "H8: VARA".')] = None,
+    rack: Annotated[str | None, typer.Option("--rack", help="Rack, '?' for a joker.")] = None,
+    dict_spec: DictOption = None,
+    no_words: Annotated[bool, typer.Option("--no-words", help="Skip the word check.")] = False,
+    batch: Annotated[
+        Path | None, typer.Option("--batch", help="JSON Lines of {board, move, rack}.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    ruleset_name: RulesetOption = "ro-frs",
+) -> None:
+    """Validate and score a move: words formed, premiums, bonus, and every broken rule."""
+    ruleset = resolve_ruleset(ruleset_name)
+    if batch is not None:
+        if board_file or move or rack:
+            fail("--batch replaces --board, --move and --rack: give either")
+        dictionary = resolve_dictionary(dict_spec, no_words)
+        _score_batch(batch, ruleset, dictionary)
+        return
+    if board_file is None or move is None:
+        fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
+    board = read_board_file(board_file, ruleset.board_size)
+    dictionary = resolve_dictionary(dict_spec, no_words)
+    result = _score_one(board, move, rack, ruleset, dictionary)
+    if isinstance(result, list):
+        if as_json:
+            console.print_json(data=_unreadable_json(result))
+            raise typer.Exit(1)
+        fail("; ".join(result), code=1)
+    if as_json:
+        typer.echo(json.dumps(verdict_json(result), ensure_ascii=False))
+    else:
+        _show_verdict(result, board, ruleset)
+    raise typer.Exit(0 if result.valid else 1)
+
+
+def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) -> None:
+    for line in read_batch(path):
+        if line.error is not None:
+            result: dict[str, Any] = _unreadable_json([line.error])
+        else:
+            data = line.data or {}
+            result = _score_batch_line(data, f"{path}, line {line.number}", ruleset, dictionary)
+        result["line"] = line.number
+        typer.echo(json.dumps(result, ensure_ascii=False))
+
+
+def _score_batch_line(data, source: str, ruleset: Ruleset, dictionary) -> dict[str, Any]:
+    move_text, rack_text = data.get("move"), data.get("rack")
+    if not isinstance(move_text, str):
+        return _unreadable_json([f"{source}: 'move' must be a string such as \"H8: VARA\""])
+    if rack_text is not None and not isinstance(rack_text, str):
+        return _unreadable_json([f"{source}: 'rack' must be a string such as \"EIR?\""])
+    try:
+        board = board_from_json(data.get("board"), ruleset.board_size, source)
+    except BoardError as exc:
+        return _unreadable_json([str(exc)])
+    result = _score_one(board, move_text, rack_text, ruleset, dictionary)
+    if isinstance(result, list):
+        return _unreadable_json([f"{source}: {e}" for e in result])
+    return verdict_json(result)

@@ -1,0 +1,47 @@
+"""A rack: the tiles a player may lay this round, `?` for a joker."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from engine.ruleset import Ruleset
+from engine.tiles import JOKER, fold
+
+
+class RackError(ValueError):
+    """A rack that no bag of this ruleset could have produced; the message says why."""
+
+
+@dataclass(frozen=True)
+class Rack:
+    letters: str
+
+    @classmethod
+    def parse(cls, text: str, ruleset: Ruleset) -> Rack:
+        """Read `EIR?`-style racks: letters in any case, diacritics folded, spaces ignored."""
+        letters = "".join(fold(text).split()).upper()
+        for ch in letters:
+            if ch == JOKER or ch in ruleset.tile_counts:
+                continue
+            if ch in ruleset.jokers_only:
+                raise RackError(f"rack {text!r}: {ch} has no tile; only a joker '?' stands for it")
+            raise RackError(f"rack {text!r}: {ch!r} is not a tile (letters A-Z, '?' a joker)")
+        if len(letters) > ruleset.rack_size:
+            raise RackError(
+                f"rack {text!r}: {len(letters)} tiles, a rack holds at most {ruleset.rack_size}"
+            )
+        counts = Counter(letters)
+        for ch, n in counts.items():
+            bag = ruleset.jokers if ch == JOKER else ruleset.tile_counts[ch]
+            if n > bag:
+                name = "jokers" if ch == JOKER else f"{ch} tiles"
+                raise RackError(f"rack {text!r}: {n} {name}, the bag holds only {bag}")
+        return cls(letters)
+
+    def counts(self) -> Counter[str]:
+        return Counter(self.letters)
+
+    @property
+    def jokers(self) -> int:
+        return self.letters.count(JOKER)

@@ -1,0 +1,74 @@
+"""The verdict on one move: legal or not and why, its words and points, the claim checked.
+
+This is what an arbiter needs for a submission: every broken rule named (placement, rack,
+words not in the dictionary), the score it earns (0 when invalid), and a note when the
+player's claimed score differs from the computed one (the claim never changes the score).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.board import Board
+from engine.dictionary import Dictionary
+from engine.notation import Move
+from engine.placement import Tile, place
+from engine.rack import Rack
+from engine.ruleset import Ruleset
+from engine.scoring import WordScore, score_placement
+
+
+@dataclass(frozen=True)
+class Verdict:
+    move: Move
+    valid: bool
+    score: int
+    words: tuple[WordScore, ...]
+    bingo: bool
+    bonus: int
+    tiles: tuple[Tile, ...]
+    errors: tuple[str, ...]
+    warnings: tuple[str, ...]
+    points_if_valid: int
+
+
+def check_move(
+    board: Board,
+    move: Move,
+    ruleset: Ruleset,
+    dictionary: Dictionary | None,
+    rack: Rack | None = None,
+) -> Verdict:
+    """Judge a parsed move on a board; `dictionary=None` skips the word check."""
+    errors: list[str] = []
+    if board.size != ruleset.board_size:
+        errors.append(f"the board is {board.size}x{board.size}, {ruleset.name} plays on "
+                      f"{ruleset.board_size}x{ruleset.board_size}")
+    placement = place(board, move, rack)
+    errors.extend(placement.errors)
+    score = score_placement(board, placement, ruleset)
+    if placement.tiles and not score.words:
+        errors.append("the move forms no word of two letters or more")
+    if dictionary is not None:
+        errors.extend(
+            f"{w.word} is not in the dictionary{f' {dictionary.name}' if dictionary.name else ''}"
+            for w in score.words
+            if not dictionary.accepts(w.word)
+        )
+    valid = not errors
+    earned = score.total if valid else 0
+    warnings = []
+    if move.claimed is not None and move.claimed != earned:
+        warnings.append(f"claimed {move.claimed} points, computed {earned}")
+    return Verdict(
+        move=move,
+        valid=valid,
+        score=earned,
+        words=score.words,
+        bingo=score.bingo,
+        bonus=score.bonus,
+        tiles=placement.tiles,
+        errors=tuple(errors),
+        warnings=tuple(warnings),
+        points_if_valid=score.total,
+    )

@@ -1,0 +1,53 @@
+"""The ledger's exceptions: one base class, so that callers can catch everything the ledger
+refuses, and one subclass per thing a caller can act on differently."""
+
+from __future__ import annotations
+
+
+class LedgerError(Exception):
+    """Anything the ledger refuses or cannot do."""
+
+
+class EnvelopeError(LedgerError):
+    """An event whose envelope is malformed; `problems` lists every defect found."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class StreamStructureError(LedgerError):
+    """An event that would break a stream's structure, such as a game stream not opened by
+    `GameCreated`, or an event type that does not belong on that kind of stream."""
+
+
+class VersionConflict(LedgerError):
+    """An append whose expected version is stale: someone else wrote to the stream first."""
+
+    def __init__(self, stream: str, expected: int, actual: int) -> None:
+        self.stream = stream
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"version conflict on stream {stream}: expected it at version {expected}, "
+            f"but it is at version {actual}; re-read the stream and decide again"
+        )
+
+
+class EventIdConflict(LedgerError):
+    """An `event_id` already recorded with a different stream, type, schema, payload or meta:
+    not a retry of the same event but a second event reusing its id."""
+
+    def __init__(self, event_id: str, differences: list[str]) -> None:
+        self.event_id = event_id
+        self.differences = differences
+        super().__init__(
+            f"event_id {event_id} is already recorded with a different "
+            + ", ".join(differences)
+            + "; a retried event must be identical, a new event needs a new event_id"
+        )
+
+
+class DatabaseError(LedgerError):
+    """The database cannot be opened or used: a bad URL, an unreachable server, a file that is
+    not an Arbitru ledger. The message says what to do."""

@@ -1,0 +1,215 @@
+"""JSON Lines, the interchange format of EVENTS.md: parsing lines into envelopes with errors
+that carry the line number, and writing exports.
+
+An export line is the canonical encoding (see `ledger.canonical`) of the full envelope,
+`hash` included, followed by `\\n`. Because that form is unique, a verifier can insist on it
+and catch a change to any byte of an exported file, white space included.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from ledger.canonical import canonical_json
+from ledger.envelope import (
+    NewEvent,
+    RecordedEvent,
+    check_event_id,
+    check_hash,
+    check_object,
+    check_position,
+    check_positive,
+    check_recorded_at,
+    check_stream,
+    check_type,
+    new_event_id,
+)
+from ledger.errors import LedgerError
+
+IMPORT_FIELDS = frozenset(
+    {
+        "stream",
+        "type",
+        "payload",
+        "meta",
+        "event_id",
+        "version",
+        "schema",
+        "seq",
+        "recorded_at",
+        "prev_hash",
+        "hash",
+    }
+)
+"""Every envelope field a line may carry; anything else is refused, not silently dropped."""
+
+EXPORT_FIELDS = IMPORT_FIELDS
+"""An exported line carries every envelope field."""
+
+
+class JsonlError(LedgerError):
+    """A line of a JSON Lines file that is not a valid envelope; `line` is 1-based."""
+
+    def __init__(self, line: int, problems: list[str]) -> None:
+        self.line = line
+        self.problems = list(problems)
+        super().__init__(f"line {line}: " + "; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class ImportLine:
+    """One valid line of an import file. `version`, when given, is the version the event must
+    get; `hash`, when given, is compared with the hash the ledger computes for it."""
+
+    line: int
+    stream: str
+    event: NewEvent
+    version: int | None
+    hash: str | None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"key {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+def parse_line(raw: bytes | str, line: int) -> dict[str, Any]:
+    """The JSON object on one line. Raises `JsonlError`, and nothing else, for any text that
+    is not a single JSON object in UTF-8 with unique keys."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        value = json.loads(
+            text, object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant
+        )
+    except UnicodeDecodeError as exc:
+        raise JsonlError(line, [f"not valid UTF-8 at byte {exc.start}"]) from None
+    except RecursionError:
+        raise JsonlError(line, ["JSON nested too deeply"]) from None
+    except ValueError as exc:
+        raise JsonlError(line, [f"not valid JSON: {exc}"]) from None
+    if not isinstance(value, dict):
+        raise JsonlError(line, ["each line must be one JSON object"])
+    return value
+
+
+def import_line(obj: dict[str, Any], line: int) -> ImportLine:
+    """Check one parsed line against the import rules of EVENTS.md. Raises `JsonlError` that
+    lists every problem of the line."""
+    problems = [f"unknown field {k!r}" for k in sorted(set(obj) - IMPORT_FIELDS)]
+    for required in ("stream", "type", "payload"):
+        if required not in obj:
+            problems.append(f"missing required field {required!r}")
+    stream = obj.get("stream")
+    if "stream" in obj:
+        problems += check_stream(stream)
+    if "type" in obj:
+        problems += check_type(stream, obj["type"])
+    if "payload" in obj:
+        problems += check_object("payload", obj["payload"])
+    if "meta" in obj:
+        problems += check_object("meta", obj["meta"])
+    if "event_id" in obj:
+        problems += check_event_id(obj["event_id"])
+    for name in ("version", "schema", "seq"):
+        if name in obj:
+            problems += check_positive(name, obj[name])
+    if "recorded_at" in obj:
+        problems += check_recorded_at(obj["recorded_at"])
+    for name in ("prev_hash", "hash"):
+        if name in obj:
+            problems += check_hash(name, obj[name])
+    if not problems and "version" in obj:
+        misplaced = check_position(obj["stream"], obj["type"], obj["version"])
+        problems += [misplaced] if misplaced else []
+    if problems:
+        raise JsonlError(line, problems)
+    event = NewEvent(
+        type=obj["type"],
+        payload=obj["payload"],
+        meta=obj.get("meta", {}),
+        event_id=obj.get("event_id") or new_event_id(),
+        schema=obj.get("schema", 1),
+        recorded_at=obj.get("recorded_at"),
+    )
+    return ImportLine(line, obj["stream"], event, obj.get("version"), obj.get("hash"))
+
+
+def exported_event(obj: dict[str, Any], line: int) -> RecordedEvent:
+    """The recorded event on one line of an export. Raises `JsonlError` when a field is
+    missing, unknown or malformed."""
+    problems = [f"unknown field {k!r}" for k in sorted(set(obj) - EXPORT_FIELDS)]
+    problems += [f"missing field {k!r}" for k in sorted(EXPORT_FIELDS - set(obj))]
+    if problems:
+        raise JsonlError(line, problems)
+    stream = obj["stream"]
+    problems = (
+        check_positive("seq", obj["seq"])
+        + check_event_id(obj["event_id"])
+        + check_stream(stream)
+        + check_positive("version", obj["version"])
+        + check_type(stream, obj["type"])
+        + check_positive("schema", obj["schema"])
+        + check_object("payload", obj["payload"])
+        + check_object("meta", obj["meta"])
+        + check_recorded_at(obj["recorded_at"])
+        + check_hash("prev_hash", obj["prev_hash"])
+        + check_hash("hash", obj["hash"])
+    )
+    if problems:
+        raise JsonlError(line, problems)
+    return RecordedEvent(**{k: obj[k] for k in RecordedEvent.__dataclass_fields__})
+
+
+def export_line(event: RecordedEvent) -> str:
+    """The export form of an event: its canonical full envelope and a newline."""
+    return canonical_json(event.to_dict()) + "\n"
+
+
+def write_export(events: Iterable[RecordedEvent], out: IO[str]) -> int:
+    """Write events as JSON Lines; returns how many were written."""
+    count = 0
+    for event in events:
+        out.write(export_line(event))
+        count += 1
+    return count
+
+
+def numbered_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a binary file with their 1-based numbers. Lines are split on
+    `\\n` only: U+2028 and friends are legal inside JSON strings."""
+    for number, raw in enumerate(source, start=1):
+        if raw.strip():
+            yield number, raw
+
+
+def read_import(source: IO[bytes]) -> tuple[list[ImportLine], list[JsonlError]]:
+    """Every line of an import file, checked: the valid lines and an error per bad line.
+    Beyond single lines, an `event_id` may appear only once in a file."""
+    lines: list[ImportLine] = []
+    errors: list[JsonlError] = []
+    first_seen: dict[str, int] = {}
+    for number, raw in numbered_lines(source):
+        try:
+            parsed = import_line(parse_line(raw, number), number)
+        except JsonlError as exc:
+            errors.append(exc)
+            continue
+        earlier = first_seen.setdefault(parsed.event.event_id, number)
+        if earlier != number:
+            errors.append(
+                JsonlError(number, [f"event_id {parsed.event.event_id} already on line {earlier}"])
+            )
+            continue
+        lines.append(parsed)
+    return lines, errors

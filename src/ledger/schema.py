@@ -1,0 +1,41 @@
+"""The events table, the only table of the ledger.
+
+The database enforces what must never be left to code: one row per `seq`, `event_id` and
+(`stream`, `version`), positive numbers, and (through triggers created by the migrations)
+no UPDATE, DELETE or TRUNCATE. `seq` is assigned by the writer inside a serialised
+transaction, never by a sequence, so it has no gaps. `recorded_at` is stored as the exact text
+that was hashed, so that no time-zone or precision conversion can change a hash.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+metadata = sa.MetaData()
+
+_json = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+_uuid = sa.String(36).with_variant(postgresql.UUID(as_uuid=False), "postgresql")
+_seq = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("seq", _seq, primary_key=True, autoincrement=False),
+    sa.Column("event_id", _uuid, nullable=False),
+    sa.Column("stream", sa.String(80), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(64), nullable=False),
+    sa.Column("schema", sa.Integer, nullable=False),
+    sa.Column("payload", _json, nullable=False),
+    sa.Column("meta", _json, nullable=False),
+    sa.Column("recorded_at", sa.String(27), nullable=False),
+    sa.Column("prev_hash", sa.String(64), nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.UniqueConstraint("event_id", name="uq_events_event_id"),
+    sa.UniqueConstraint("stream", "version", name="uq_events_stream_version"),
+    sa.CheckConstraint("seq > 0", name="ck_events_seq_positive"),
+    sa.CheckConstraint("version > 0", name="ck_events_version_positive"),
+    sa.CheckConstraint("schema > 0", name="ck_events_schema_positive"),
+)
+"""One row per event, in `seq` order; the hash chain runs over `seq`."""

@@ -1,0 +1,82 @@
+"""Reading what users hand the CLI: board files, batch JSON Lines, and failing clearly.
+
+Every error names the file, the line and the problem, and says what to do; a batch line that
+is wrong becomes an error result for that line while the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from engine.board import Board, BoardError
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print an error to stderr and leave with a non-zero exit code."""
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def read_board_file(path: Path, size: int) -> Board:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        fail(f"board file {path} not found: give a file of {size} lines of {size} characters")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read board file {path}: {exc}")
+    try:
+        return Board.parse(text.splitlines(), size, source=str(path))
+    except BoardError as exc:
+        fail(str(exc))
+
+
+def board_from_json(value: Any, size: int, source: str) -> Board:
+    """A board given in JSON as a list of row strings; raises BoardError naming `source`."""
+    if not isinstance(value, list) or not all(isinstance(row, str) for row in value):
+        raise BoardError(f"{source}: 'board' must be a list of {size} strings")
+    return Board.parse(value, size, source=source)
+
+
+@dataclass(frozen=True)
+class BatchLine:
+    """One line of a batch file: its number and either the decoded object or an error."""
+
+    number: int
+    data: dict[str, Any] | None
+    error: str | None
+
+
+def read_batch(path: Path) -> Iterator[BatchLine]:
+    """The objects of a JSON Lines file, one per non-blank line, errors kept per line."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        fail(f"cannot read batch file {path}: {exc.strerror or exc}")
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                yield BatchLine(number, None, f"{path}, line {number}: not UTF-8 text")
+                continue
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield BatchLine(number, None, f"{path}, line {number}: malformed JSON ({exc.msg})")
+                continue
+            if not isinstance(data, dict):
+                yield BatchLine(number, None, f"{path}, line {number}: expected a JSON object")
+                continue
+            yield BatchLine(number, data, None)
