@@ -171,10 +171,10 @@ def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
         if not isinstance(squares, list):
             raise RulesetError(f"premiums.{kind}: expected a list of squares")
         lf, wf = PREMIUM_FACTORS[kind]
-        for i, name in enumerate(squares):
-            r, c = _square(name, size, f"premiums.{kind}[{i}]")
+        for i, square in enumerate(squares):
+            r, c = _square(square, size, f"premiums.{kind}[{i}]")
             if (r, c) in seen:
-                raise RulesetError(f"premiums.{kind}[{i}]: {name} is also {seen[(r, c)]}")
+                raise RulesetError(f"premiums.{kind}[{i}]: {square} is also {seen[(r, c)]}")
             seen[(r, c)] = kind
             letter_factor[r][c] = lf
             word_factor[r][c] = wf
