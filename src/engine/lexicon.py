@@ -80,12 +80,21 @@ def _build(words: list[str]) -> tuple[list[bool], list[dict[int, int]]]:
 class Lexicon:
     """A minimised DAWG over folded upper-case words; node 0 is the root."""
 
-    __slots__ = ("_children", "_edge_count", "_terminal", "_words")
+    __slots__ = ("_children", "_edge_count", "_height", "_reach", "_terminal", "_words")
 
-    def __init__(self, terminal: bytes, children: list[dict[int, int]], words: int) -> None:
+    def __init__(
+        self,
+        terminal: bytes,
+        children: list[dict[int, int]],
+        words: int,
+        reach: array,
+        height: bytes,
+    ) -> None:
         self._terminal = terminal
         self._children = children
         self._words = words
+        self._reach = reach
+        self._height = height
         self._edge_count = sum(len(c) for c in children)
 
     @classmethod
@@ -104,20 +113,33 @@ class Lexicon:
                 raise LexiconError(f"word {raw!r}: only letters A-Z (after folding) can be stored")
             folded.add(word)
         terminal, edges = _build(sorted(folded))
-        order: dict[int, int] = {0: 0}
-        stack = [0]
+        postorder: list[int] = []
+        seen = {0}
+        stack: list[tuple[int, Iterator[int]]] = [(0, iter(sorted(edges[0].values())))]
         while stack:
-            node = stack.pop()
-            for _, child in sorted(edges[node].items(), reverse=True):
-                if child not in order:
-                    order[child] = len(order)
-                    stack.append(child)
+            node, pending = stack[-1]
+            for child in pending:
+                if child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(sorted(edges[child].values()))))
+                    break
+            else:
+                stack.pop()
+                postorder.append(node)
+        order = {node: i for i, node in enumerate(reversed(postorder))}
+        nodes = sorted(order, key=order.__getitem__)
         children = [
             {letter: order[child] for letter, child in sorted(edges[node].items())}
-            for node in order
+            for node in nodes
         ]
-        flags = bytes(terminal[node] for node in order)
-        return cls(flags, children, len(folded))
+        flags = bytes(terminal[node] for node in nodes)
+        reach = [0] * len(nodes)
+        height = bytearray(len(nodes))
+        for n in range(len(nodes) - 1, -1, -1):
+            for letter, child in children[n].items():
+                reach[n] |= (1 << letter) | reach[child]
+                height[n] = max(height[n], min(255, height[child] + 1))
+        return cls(flags, children, len(folded), array("I", reach), bytes(height))
 
     def to_bytes(self) -> bytes:
         first = array("I", [0])
@@ -127,10 +149,21 @@ class Lexicon:
             labels.extend(node.keys())
             targets.extend(node.values())
             first.append(len(labels))
+        reach = array("I", self._reach)
         if sys.byteorder != "little":
             first.byteswap()
             targets.byteswap()
-        payload = first.tobytes() + self._terminal + bytes(labels) + targets.tobytes()
+            reach.byteswap()
+        payload = b"".join(
+            (
+                first.tobytes(),
+                self._terminal,
+                self._height,
+                reach.tobytes(),
+                bytes(labels),
+                targets.tobytes(),
+            )
+        )
         header = _HEADER.pack(
             _MAGIC,
             _VERSION,
@@ -152,7 +185,7 @@ class Lexicon:
         if version != _VERSION:
             raise LexiconError(f"lexicon format version {version}, this engine reads {_VERSION}")
         payload = memoryview(data)[_HEADER.size :]
-        expected = 4 * (nodes + 1) + nodes + edge_count + 4 * edge_count
+        expected = 4 * (nodes + 1) + 6 * nodes + 5 * edge_count
         if nodes < 1 or len(payload) != expected:
             raise LexiconError(
                 f"lexicon bytes have the wrong length ({len(payload)} payload bytes, "
@@ -165,6 +198,11 @@ class Lexicon:
         at = 4 * (nodes + 1)
         terminal = bytes(payload[at : at + nodes])
         at += nodes
+        height = bytes(payload[at : at + nodes])
+        at += nodes
+        reach = array("I")
+        reach.frombytes(payload[at : at + 4 * nodes])
+        at += 4 * nodes
         labels = bytes(payload[at : at + edge_count])
         at += edge_count
         targets = array("I")
@@ -172,6 +210,7 @@ class Lexicon:
         if sys.byteorder != "little":
             first.byteswap()
             targets.byteswap()
+            reach.byteswap()
         if (
             first[0] != 0
             or first[-1] != edge_count
@@ -181,7 +220,7 @@ class Lexicon:
             raise LexiconError("lexicon bytes inconsistent: edges out of range")
         pairs = zip(labels, targets, strict=True)
         children = [dict(islice(pairs, first[n + 1] - first[n])) for n in range(nodes)]
-        return cls(terminal, children, words)
+        return cls(terminal, children, words, reach, height)
 
     def __len__(self) -> int:
         return self._words
@@ -219,6 +258,16 @@ class Lexicon:
     def terminal(self) -> bytes:
         """Per node, 1 when the path from the root to it spells a word."""
         return self._terminal
+
+    @property
+    def reach(self) -> array:
+        """Per node, the 26-bit mask of letters on some path from it to a word's end."""
+        return self._reach
+
+    @property
+    def height(self) -> bytes:
+        """Per node, the most letters a word can still add after it."""
+        return self._height
 
     def walk(self, word: str, node: int = 0) -> int | None:
         """The node reached from `node` by the letters of `word` (A-Z), or None."""

@@ -294,9 +294,11 @@ def parse_move(text: str) -> Move | NotationError:
             s.fail("':' after the coordinate")
         s.skip_space()
         word, jokers, chosen = _word(s)
+        mark = s.pos
         after = _chosen_after(s)
         if after is not None:
             if chosen is not None:
+                s.pos = s.text.index("+", mark)
                 s.fail("one completiv mark only ('[J]' in the word or '+J' after it)")
             chosen = after
         claimed = _claim(s)

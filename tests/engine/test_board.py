@@ -1,0 +1,48 @@
+"""Board files (DESIGN.md): 15 lines of 15 characters, `.` empty, lowercase a joker."""
+
+import pytest
+
+from engine.board import Board, BoardError, square_name
+
+
+def rows(**lines):
+    grid = ["." * 15] * 15
+    for index, line in lines.items():
+        grid[int(index[1:])] = line
+    return grid
+
+
+def test_board_reads_tiles_and_jokers():
+    board = Board.parse(rows(r7="......VaRA....."))
+    assert board.letter(7, 6) == "V"
+    assert board.letter(7, 7) == "A" and board.is_joker(7, 7)
+    assert board.letter(0, 0) is None
+    assert board.tile_count() == 4
+
+
+def test_board_diacritics_are_folded():
+    assert Board.parse(rows(r7="......ȘĂț......")).rows[7] == "......SAt......"
+
+
+def test_board_of_the_wrong_number_of_lines_is_refused():
+    with pytest.raises(BoardError, match=r"^game.txt: expected 15 lines, found 14$"):
+        Board.parse(["." * 15] * 14, source="game.txt")
+
+
+def test_board_line_of_the_wrong_length_names_the_line():
+    with pytest.raises(BoardError, match=r"^board, line 3: expected 15 characters, found 14$"):
+        Board.parse(rows(r2="." * 14))
+
+
+def test_unknown_character_names_line_and_column():
+    with pytest.raises(BoardError, match=r"line 8, column 7: unknown character '\?'"):
+        Board.parse(rows(r7="......?........"))
+
+
+def test_trailing_blank_lines_are_ignored():
+    assert Board.parse([*rows(), "", ""]) == Board.empty()
+
+
+def test_square_names_are_row_letter_then_column():
+    assert square_name(7, 7) == "H8"
+    assert square_name(0, 14) == "A15"

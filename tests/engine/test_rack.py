@@ -1,0 +1,41 @@
+"""Racks: letters and `?` jokers, no more than the rack size, only tiles the bag has."""
+
+import pytest
+
+from engine.rack import Rack, RackError
+from engine.tiles import fold, fold_word
+
+
+def test_rack_reads_letters_and_jokers_in_any_case(ruleset):
+    rack = Rack.parse("eir ?", ruleset)
+    assert rack.letters == "EIR?"
+    assert rack.jokers == 1
+
+
+def test_rack_of_more_than_seven_tiles_is_refused(ruleset):
+    with pytest.raises(RackError, match="8 tiles, a rack holds at most 7"):
+        Rack.parse("ABCDEFGH", ruleset)
+
+
+def test_letter_without_tiles_is_refused_with_the_joker_hint(ruleset):
+    with pytest.raises(RackError, match="K has no tile; only a joker '\\?' stands for it"):
+        Rack.parse("AK", ruleset)
+
+
+def test_unknown_character_is_refused(ruleset):
+    with pytest.raises(RackError, match="'1' is not a tile"):
+        Rack.parse("A1", ruleset)
+
+
+def test_more_copies_than_the_bag_holds_are_refused(ruleset):
+    with pytest.raises(RackError, match="2 X tiles, the bag holds only 1"):
+        Rack.parse("XX", ruleset)
+    with pytest.raises(RackError, match="3 jokers, the bag holds only 2"):
+        Rack.parse("???", ruleset)
+
+
+def test_diacritics_fold_to_their_base_letters_in_both_cases():
+    assert fold("ĂÂÎȘŞȚŢ ăâîșşțţ") == "AAISSTT aaisstt"
+    assert fold_word(" Vară\n") == "VARA"
+    assert fold_word("tam-tam") is None
+    assert fold_word("") is None

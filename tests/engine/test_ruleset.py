@@ -1,0 +1,101 @@
+"""Rulesets are data (RULES.md section 1): the shipped ro-frs file and malformed files."""
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from engine.ruleset import RulesetError, load_ruleset, parse_ruleset, ruleset_from_toml
+
+
+def ro_frs_data() -> dict:
+    text = (resources.files("engine") / "rulesets" / "ro-frs.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def test_ro_frs_has_100_tiles_98_letters_and_2_jokers(ruleset):
+    assert sum(ruleset.tile_counts.values()) == 98
+    assert ruleset.jokers == 2
+
+
+def test_ro_frs_tile_values_and_counts_match_the_federation_table(ruleset):
+    table = {
+        "A": (11, 1), "B": (2, 9), "C": (5, 1), "D": (4, 2), "E": (9, 1), "F": (2, 8),
+        "G": (2, 9), "H": (1, 10), "I": (10, 1), "J": (1, 10), "L": (4, 1), "M": (3, 4),
+        "N": (6, 1), "O": (5, 1), "P": (4, 2), "R": (7, 1), "S": (5, 1), "T": (7, 1),
+        "U": (6, 1), "V": (2, 8), "X": (1, 10), "Z": (1, 10),
+    }  # fmt: skip
+    assert {k: (ruleset.tile_counts[k], ruleset.tile_values[k]) for k in table} == table
+    assert set(ruleset.tile_counts) == set(table)
+
+
+def test_k_q_w_y_have_no_tiles(ruleset):
+    assert ruleset.jokers_only == frozenset("KQWY")
+    assert not ruleset.jokers_only & set(ruleset.tile_counts)
+
+
+def test_ro_frs_bonuses_and_draw_minimums(ruleset):
+    assert (ruleset.bingo_bonus, ruleset.solo_bonus, ruleset.rack_size) == (50, 10, 7)
+    assert (ruleset.min_vowels, ruleset.min_consonants) == (1, 1)
+    assert ruleset.vowels == frozenset("AEIOU")
+
+
+def test_standard_premium_layout_is_symmetric_with_61_premium_squares(ruleset):
+    lf, wf = ruleset.letter_factor, ruleset.word_factor
+    premium = [(r, c) for r in range(15) for c in range(15) if lf[r][c] > 1 or wf[r][c] > 1]
+    assert len(premium) == 8 + 17 + 12 + 24
+    for r, c in premium:
+        assert (lf[c][r], wf[c][r]) == (lf[r][c], wf[r][c])
+        assert (lf[14 - r][c], wf[14 - r][c]) == (lf[r][c], wf[r][c])
+    assert wf[7][7] == 2 and wf[0][0] == 3 and lf[1][5] == 3 and lf[0][3] == 2
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("bingo_bonus"), "bingo_bonus: missing"),
+        (lambda d: d.update(solo_bonus=-1), "solo_bonus: expected a whole number >= 0, got -1"),
+        (lambda d: d.update(rack_size="7"), "rack_size: expected a whole number >= 0, got '7'"),
+        (lambda d: d["tiles"].update(A=[11]), "tiles.A: expected [count, value], got [11]"),
+        (lambda d: d["tiles"].update(Ä=[1, 1]), "tiles.Ä: not a capital letter A-Z"),
+        (lambda d: d["premiums"].update(quad_word=[]), "premiums.quad_word: unknown kind"),
+        (
+            lambda d: d["premiums"]["double_word"].append("P1"),
+            "premiums.double_word[17]: square 'P1' is off a 15x15 board",
+        ),
+        (
+            lambda d: d["premiums"]["double_letter"].append("H8"),
+            "premiums.double_letter[24]: H8 is also double_word",
+        ),
+        (lambda d: d.update(vowels="aei"), "vowels: expected capital letters A-Z, got 'aei'"),
+        (lambda d: d.update(jokers_only="KA"), "jokers_only: A also have tiles"),
+    ],
+)
+def test_malformed_ruleset_error_names_the_field(change, message):
+    data = ro_frs_data()
+    change(data)
+    with pytest.raises(RulesetError) as info:
+        parse_ruleset(data)
+    assert str(info.value).startswith(message)
+
+
+def test_ruleset_that_is_not_toml_is_refused():
+    with pytest.raises(RulesetError, match="not valid TOML"):
+        ruleset_from_toml("name = ")
+
+
+def test_unknown_ruleset_name_lists_the_shipped_ones():
+    with pytest.raises(RulesetError, match=r"unknown ruleset 'fisf' \(shipped: ro-frs\)"):
+        load_ruleset("fisf")
+
+
+def test_ruleset_hash_identifies_the_file(ruleset):
+    assert len(ruleset.sha256) == 64
+    assert load_ruleset("ro-frs").sha256 == ruleset.sha256
+
+
+def test_game_settings_override_ruleset_fields(ruleset):
+    fisf = ruleset.with_settings({"min_vowels": 2, "min_consonants": 2, "solo_bonus": 0})
+    assert (fisf.min_vowels, fisf.min_consonants, fisf.solo_bonus) == (2, 2, 0)
+    with pytest.raises(RulesetError, match="settings.solo_bonus"):
+        ruleset.with_settings({"solo_bonus": "ten"})
