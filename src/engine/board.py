@@ -8,7 +8,7 @@ federation names them: row letter A-O from the top, column number 1-15 from the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.tiles import fold
 
@@ -19,17 +19,22 @@ class BoardError(ValueError):
     """A board text is malformed; the message names the line and the problem."""
 
 
+_SQUARE_NAMES = tuple(tuple(f"{chr(ord('A') + r)}{c + 1}" for c in range(26)) for r in range(26))
+
+
 def square_name(row: int, col: int) -> str:
-    return f"{chr(ord('A') + row)}{col + 1}"
+    return _SQUARE_NAMES[row][col]
 
 
 @dataclass(frozen=True)
 class Board:
     rows: tuple[str, ...]
+    size: int = field(init=False, repr=False, compare=False)
+    _empty: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def size(self) -> int:
-        return len(self.rows)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", len(self.rows))
+        object.__setattr__(self, "_empty", all(row.count(EMPTY) == len(row) for row in self.rows))
 
     @classmethod
     def empty(cls, size: int = 15) -> Board:
@@ -78,13 +83,14 @@ class Board:
         return self.rows[row][col].islower()
 
     def is_empty(self) -> bool:
-        return all(set(row) == {EMPTY} for row in self.rows)
+        return self._empty
 
     def in_bounds(self, row: int, col: int) -> bool:
         return 0 <= row < self.size and 0 <= col < self.size
 
     def occupied(self, row: int, col: int) -> bool:
-        return self.in_bounds(row, col) and self.rows[row][col] != EMPTY
+        n = self.size
+        return 0 <= row < n and 0 <= col < n and self.rows[row][col] != EMPTY
 
     def centre_square(self) -> tuple[int, int]:
         return (self.size // 2, self.size // 2)

@@ -8,8 +8,8 @@ the words formed are `scoring`'s business.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.board import Board, square_name
 from engine.notation import Move
@@ -17,8 +17,7 @@ from engine.rack import Rack
 from engine.tiles import JOKER
 
 
-@dataclass(frozen=True)
-class Tile:
+class Tile(NamedTuple):
     """A tile laid by the move: its square, the letter it shows, and whether it is a joker."""
 
     row: int
@@ -46,7 +45,10 @@ def _rack_errors(tiles: tuple[Tile, ...], rack: Rack, move: Move) -> list[str]:
     available = rack.counts()
     if move.chosen is not None:
         available[JOKER if move.chosen.joker else move.chosen.letter] += 1
-    needed = Counter(JOKER if t.joker else t.letter for t in tiles)
+    needed: dict[str, int] = {}
+    for t in tiles:
+        key = JOKER if t.joker else t.letter
+        needed[key] = needed.get(key, 0) + 1
     errors = []
     for tile, n in sorted(needed.items()):
         if n > available[tile]:
@@ -67,8 +69,8 @@ def place(board: Board, move: Move, rack: Rack | None = None) -> Placement:
         if off[0] == 0:
             errors.append(f"{move.coordinate} is not a square of the board")
         else:
-            r, c = squares[off[0]]
-            errors.append(f"{move.word} runs off the board after {square_name(*squares[off[0] - 1])}")
+            last_on_board = square_name(*squares[off[0] - 1])
+            errors.append(f"{move.word} runs off the board after {last_on_board}")
         return Placement(move, (), tuple(errors))
 
     jokers = set(move.jokers)
@@ -104,8 +106,9 @@ def place(board: Board, move: Move, rack: Rack | None = None) -> Placement:
     if not tiles:
         errors.append("the move lays no new tile")
     if board.is_empty():
-        if board.centre_square() not in squares:
-            errors.append(f"the first move must cover the centre {square_name(*board.centre_square())}")
+        centre = board.centre_square()
+        if centre not in squares:
+            errors.append(f"the first move must cover the centre {square_name(*centre)}")
     elif not touches:
         errors.append("the move touches no tile already on the board")
 

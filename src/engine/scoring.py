@@ -9,15 +9,19 @@ The breakdown keeps each word's squares and premiums so that a score can be expl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.board import Board, square_name
 from engine.placement import Placement, Tile
 from engine.ruleset import Ruleset
 
 
-@dataclass(frozen=True)
-class Square:
-    """One letter of a scored word: where, which letter, its points and the premium used."""
+class Square(NamedTuple):
+    """One letter of a scored word: where, which letter, its points and the premium used.
+
+    A named tuple rather than a dataclass: scoring builds one per letter of every word formed,
+    and the arbiter's batch rescoring is bound by that cost.
+    """
 
     name: str
     letter: str
@@ -53,19 +57,21 @@ _PREMIUM_NAMES = {(2, 1): "DL", (3, 1): "TL", (1, 2): "DW", (1, 3): "TW"}
 
 
 def _word_through(
-    board: Board, laid: dict[tuple[int, int], Tile], row: int, col: int, across: bool
+    rows: tuple[str, ...], laid: dict[tuple[int, int], Tile], row: int, col: int, across: bool
 ) -> list[tuple[int, int]]:
     """The squares of the longest run of tiles through (row, col) in one direction."""
+    n = len(rows)
+    if not (0 <= row < n and 0 <= col < n):
+        return []
     dr, dc = (0, 1) if across else (1, 0)
-
-    def filled(r: int, c: int) -> bool:
-        return (r, c) in laid or board.occupied(r, c)
-
     r, c = row, col
-    while filled(r - dr, c - dc):
-        r, c = r - dr, c - dc
+    while True:
+        pr, pc = r - dr, c - dc
+        if pr < 0 or pc < 0 or (rows[pr][pc] == "." and (pr, pc) not in laid):
+            break
+        r, c = pr, pc
     run = []
-    while filled(r, c):
+    while r < n and c < n and (rows[r][c] != "." or (r, c) in laid):
         run.append((r, c))
         r, c = r + dr, c + dc
     return run
@@ -78,22 +84,26 @@ def _score_word(
     ruleset: Ruleset,
     main: bool,
 ) -> WordScore:
+    values = ruleset.tile_values
+    rows = board.rows
     total = 0
     factor = 1
     squares = []
     for r, c in run:
         tile = laid.get((r, c))
         if tile is None:
-            letter, joker, new = board.letter(r, c) or "", board.is_joker(r, c), False
+            cell = rows[r][c]
+            letter, joker, new = cell.upper(), cell.islower(), False
             lf = wf = 1
         else:
             letter, joker, new = tile.letter, tile.joker, True
             lf, wf = ruleset.letter_factor[r][c], ruleset.word_factor[r][c]
-        points = 0 if joker else ruleset.value(letter) * lf
+        points = 0 if joker else values.get(letter, 0) * lf
         total += points
         factor *= wf
-        premium = _PREMIUM_NAMES.get((lf, wf))
-        squares.append(Square(square_name(r, c), letter, joker, new, points, premium))
+        squares.append(
+            Square(square_name(r, c), letter, joker, new, points, _PREMIUM_NAMES.get((lf, wf)))
+        )
     return WordScore(
         word="".join(s.letter for s in squares),
         squares=tuple(squares),
@@ -108,11 +118,11 @@ def score_placement(board: Board, placement: Placement, ruleset: Ruleset) -> Sco
     move = placement.move
     laid = {(t.row, t.col): t for t in placement.tiles}
     words = []
-    main_run = _word_through(board, laid, move.row, move.col, move.across)
+    main_run = _word_through(board.rows, laid, move.row, move.col, move.across)
     if len(main_run) >= 2:
         words.append(_score_word(board, laid, main_run, ruleset, main=True))
     for tile in placement.tiles:
-        cross = _word_through(board, laid, tile.row, tile.col, not move.across)
+        cross = _word_through(board.rows, laid, tile.row, tile.col, not move.across)
         if len(cross) >= 2:
             words.append(_score_word(board, laid, cross, ruleset, main=False))
     bingo = len(placement.tiles) == ruleset.rack_size

@@ -42,8 +42,10 @@ def check_move(
     """Judge a parsed move on a board; `dictionary=None` skips the word check."""
     errors: list[str] = []
     if board.size != ruleset.board_size:
-        errors.append(f"the board is {board.size}x{board.size}, {ruleset.name} plays on "
-                      f"{ruleset.board_size}x{ruleset.board_size}")
+        errors.append(
+            f"the board is {board.size}x{board.size}, {ruleset.name} plays on "
+            f"{ruleset.board_size}x{ruleset.board_size}"
+        )
     placement = place(board, move, rack)
     errors.extend(placement.errors)
     score = score_placement(board, placement, ruleset)

@@ -29,9 +29,7 @@ def _board_with(*words: tuple[str, str]) -> Board:
     for coordinate, word in words:
         move = parse_move(f"{coordinate}: {word}")
         assert isinstance(move, Move), move
-        board = board.with_tiles(
-            (r, c, word[i]) for i, (r, c) in enumerate(move.squares())
-        )
+        board = board.with_tiles((r, c, word[i]) for i, (r, c) in enumerate(move.squares()))
     return board
 
 

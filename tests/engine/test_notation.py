@@ -136,9 +136,7 @@ def moves(draw):
         chosen = Chosen(word[at], at in jokers, at)
     elif kind == "after":
         chosen = Chosen(draw(letters), draw(st.booleans()), None)
-    prefix = draw(
-        st.none() | st.builds("P{}-T{}".format, st.integers(0, 999), st.integers(0, 99))
-    )
+    prefix = draw(st.none() | st.builds("P{}-T{}".format, st.integers(0, 999), st.integers(0, 99)))
     return Move(
         row=draw(st.integers(0, 14)),
         col=draw(st.integers(0, 14)),
@@ -161,7 +159,7 @@ def test_parse_of_format_is_the_replacement(replacement):
     assert parse_replacement(format_replacement(replacement)) == replacement
 
 
-notation_alphabet = st.sampled_from(list("HhP8-1T5:=()[]+ ap?puncteĂșţ.\t\n0") + ["\x00", "é"])
+notation_alphabet = st.sampled_from([*"HhP8-1T5:=()[]+ ap?puncteĂșţ.\t\n0", "\x00", "é"])
 
 
 @given(st.text() | st.text(notation_alphabet, max_size=40))

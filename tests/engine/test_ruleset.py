@@ -97,5 +97,5 @@ def test_ruleset_hash_identifies_the_file(ruleset):
 def test_game_settings_override_ruleset_fields(ruleset):
     fisf = ruleset.with_settings({"min_vowels": 2, "min_consonants": 2, "solo_bonus": 0})
     assert (fisf.min_vowels, fisf.min_consonants, fisf.solo_bonus) == (2, 2, 0)
-    with pytest.raises(RulesetError, match="settings.solo_bonus"):
+    with pytest.raises(RulesetError, match=r"settings\.solo_bonus"):
         ruleset.with_settings({"solo_bonus": "ten"})
