@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import create_engine
+from sqlalchemy.engine import Connection
 
 config = context.config
 
 
-def _run_on(connection) -> None:
+def _run_on(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=None, compare_type=True)
     with context.begin_transaction():
         context.run_migrations()

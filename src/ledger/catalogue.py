@@ -7,17 +7,28 @@ the event that must open each stream are structure: a game stream that does not 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import MappingProxyType
 
-STREAM_KINDS: MappingProxyType[str, dict[str, object]] = MappingProxyType(
+
+@dataclass(frozen=True)
+class StreamKind:
+    """A kind of stream: the event that must be its version 1 (and appears nowhere else) and
+    the event types it may hold."""
+
+    opened_by: str
+    types: tuple[str, ...]
+
+
+STREAM_KINDS: MappingProxyType[str, StreamKind] = MappingProxyType(
     {
-        "tournament": {
-            "opened_by": "TournamentCreated",
-            "types": ("TournamentCreated", "PlayerRegistered", "GameAdded"),
-        },
-        "game": {
-            "opened_by": "GameCreated",
-            "types": (
+        "tournament": StreamKind(
+            opened_by="TournamentCreated",
+            types=("TournamentCreated", "PlayerRegistered", "GameAdded"),
+        ),
+        "game": StreamKind(
+            opened_by="GameCreated",
+            types=(
                 "GameCreated",
                 "PlayerJoined",
                 "RackDrawn",
@@ -30,28 +41,20 @@ STREAM_KINDS: MappingProxyType[str, dict[str, object]] = MappingProxyType(
                 "SeedRevealed",
                 "GameEnded",
             ),
-        },
+        ),
     }
 )
-"""Per stream kind (the part of the stream id before `/`): the event that must be version 1
-and the event types the stream may hold."""
+"""Stream kinds by the part of the stream id before `/`."""
 
-KNOWN_TYPES: frozenset[str] = frozenset(
-    t for kind in STREAM_KINDS.values() for t in kind["types"]  # type: ignore[attr-defined]
-)
+KNOWN_TYPES: frozenset[str] = frozenset(t for kind in STREAM_KINDS.values() for t in kind.types)
 """Every event type name of the catalogue."""
 
 
-def stream_kind(stream: str) -> str:
-    """The kind of a (valid) stream id: `tournament` or `game`."""
-    return stream.split("/", 1)[0]
+def stream_kind(stream: str) -> StreamKind:
+    """The kind of a (valid) stream id."""
+    return STREAM_KINDS[stream.split("/", 1)[0]]
 
 
-def opening_type(stream: str) -> str:
-    """The event type that must be version 1 of `stream`, and may appear nowhere else."""
-    return str(STREAM_KINDS[stream_kind(stream)]["opened_by"])
-
-
-def types_for(stream: str) -> tuple[str, ...]:
-    """The event types a stream of this kind may hold."""
-    return tuple(STREAM_KINDS[stream_kind(stream)]["types"])  # type: ignore[arg-type]
+def kinds_holding(event_type: str) -> list[str]:
+    """The names of the stream kinds on which an event type may appear."""
+    return [name for name, kind in STREAM_KINDS.items() if event_type in kind.types]

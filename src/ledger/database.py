@@ -10,13 +10,17 @@ advisory lock. Reads start a plain deferred transaction, for a consistent snapsh
 
 from __future__ import annotations
 
-import importlib.resources
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
@@ -58,12 +62,20 @@ def normalise_url(url: str) -> sa.URL:
 
 
 def create_db_engine(url: str) -> Engine:
-    """An engine for a ledger URL, configured for serialised writes on either backend."""
+    """An engine for a ledger URL, configured for serialised writes on either backend. On
+    PostgreSQL the isolation level is pinned to READ COMMITTED whatever the server's default:
+    a writer must see the last event committed before it obtained the lock, which a snapshot
+    taken at the transaction's first statement (REPEATABLE READ) would not show."""
     parsed = normalise_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
     try:
-        return sa.create_engine(parsed, connect_args={"connect_timeout": 10}, pool_pre_ping=True)
+        return sa.create_engine(
+            parsed,
+            connect_args={"connect_timeout": 10},
+            pool_pre_ping=True,
+            isolation_level="READ COMMITTED",
+        )
     except ImportError as exc:
         raise DatabaseError(f"the PostgreSQL driver is missing ({exc}); install psycopg") from None
 
@@ -119,39 +131,46 @@ def read_transaction(engine: Engine) -> Iterator[Connection]:
         yield connection
 
 
+def migrations_dir() -> Path:
+    """Where the migration scripts are: `ledger/migrations` in an installed package, or the
+    repository's `alembic/` folder when running from a source checkout (editable install).
+
+    The folder is deliberately not a Python package (no `__init__.py`): a package named
+    `alembic` at the top of the repository would hide the Alembic library itself whenever
+    Python runs with the repository on its path (`python -m pytest`).
+    """
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "migrations", here.parent.parent / "alembic"):
+        if (candidate / "env.py").is_file():
+            return candidate
+    raise DatabaseError("the ledger's migration scripts are missing: reinstall arbitru")
+
+
 def migrations_config(connection: Connection | None = None) -> Any:
     """The Alembic configuration of the ledger, built in code: the scripts ship inside the
     package (`ledger.migrations`), so no alembic.ini or working directory is needed."""
-    from alembic.config import Config
-
-    scripts = importlib.resources.files("ledger.migrations")
     config = Config()
-    config.set_main_option("script_location", str(scripts))
+    config.set_main_option("script_location", str(migrations_dir()))
     config.set_main_option("path_separator", "os")
     if connection is not None:
         config.attributes["connection"] = connection
     return config
 
 
+@functools.cache
 def head_revision() -> str | None:
-    """The newest migration the installed code knows."""
-    from alembic.script import ScriptDirectory
-
+    """The newest migration the installed code knows (read once per process)."""
     return ScriptDirectory.from_config(migrations_config()).get_current_head()
 
 
 def current_revision(connection: Connection) -> str | None:
     """The migration the database is at (`None` for an empty database)."""
-    from alembic.runtime.migration import MigrationContext
-
     return MigrationContext.configure(connection).get_current_revision()
 
 
 def upgrade(engine: Engine) -> tuple[str | None, str | None]:
     """Bring the database to the newest schema, under the write lock so that processes opening
     a fresh ledger at the same moment migrate it once. Returns (before, after) revisions."""
-    from alembic import command
-
     head = head_revision()
     try:
         with write_transaction(engine, MIGRATE_LOCK_KEY) as connection:
@@ -194,17 +213,22 @@ def ensure_schema(engine: Engine) -> None:
 
 def unreachable(engine: Engine, exc: Exception) -> DatabaseError:
     """The error for a database that cannot be reached or opened, saying what to check."""
+    if "locked" in _first_line(exc):
+        return DatabaseError(
+            f"the database {engine.url.render_as_string(hide_password=True)} stayed locked by "
+            f"another writer for {SQLITE_BUSY_TIMEOUT_S:.0f} s; retry, or look for a process "
+            "stuck in the middle of a write"
+        )
     return DatabaseError(
         f"cannot open the database {engine.url.render_as_string(hide_password=True)}: "
         f"{_first_line(exc)}; check the URL (--db or ARBITRU_DB) and that the server is running"
     )
 
 
-def _known_revisions() -> set[str]:
-    from alembic.script import ScriptDirectory
-
+@functools.cache
+def _known_revisions() -> frozenset[str]:
     scripts = ScriptDirectory.from_config(migrations_config())
-    return {rev.revision for rev in scripts.walk_revisions()}
+    return frozenset(rev.revision for rev in scripts.walk_revisions())
 
 
 def _first_line(exc: Exception) -> str:

@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ledger.canonical import RECORDED_AT_FORMAT
-from ledger.catalogue import KNOWN_TYPES, STREAM_KINDS, opening_type, types_for
+from ledger.catalogue import KNOWN_TYPES, kinds_holding, stream_kind
 
 STREAM_PATTERN = re.compile(r"^(tournament|game)/[a-z0-9][a-z0-9-]{0,63}\Z")
 """A stream id: a stream kind, a slash and a lowercase id (EVENTS.md)."""
 
 HASH_PATTERN = re.compile(r"^[0-9a-f]{64}\Z")
 """A SHA-256 digest in lowercase hex, as `prev_hash` and `hash` are written."""
+
+UUID_PATTERN = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
+"""An event id in the one form the ledger stores: lowercase, hyphenated."""
 
 RECORDED_AT_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z\Z")
 
@@ -110,11 +112,10 @@ def check_type(stream: object, event_type: object) -> list[str]:
         return [f"type must be a string, got {_kind(event_type)}"]
     if event_type not in KNOWN_TYPES:
         return [f"type {event_type!r} is not a known event type (see EVENTS.md)"]
-    if isinstance(stream, str) and STREAM_PATTERN.match(stream):
-        allowed = types_for(stream)
-        if event_type not in allowed:
-            kinds = [k for k, v in STREAM_KINDS.items() if event_type in v["types"]]  # type: ignore[operator]
-            return [f"type {event_type} belongs on {'/'.join(kinds)} streams, not on {stream}"]
+    on_stream = isinstance(stream, str) and STREAM_PATTERN.match(stream)
+    if on_stream and event_type not in stream_kind(str(stream)).types:
+        kinds = "/".join(kinds_holding(event_type))
+        return [f"type {event_type} belongs on {kinds} streams, not on {stream}"]
     return []
 
 
@@ -122,6 +123,8 @@ def check_event_id(event_id: object) -> list[str]:
     """Problems with an event id: it must be a UUID in lowercase hyphenated form."""
     if not isinstance(event_id, str):
         return [f"event_id must be a UUID string, got {_kind(event_id)}"]
+    if UUID_PATTERN.match(event_id):
+        return []
     try:
         parsed = uuid.UUID(event_id)
     except ValueError:
@@ -136,7 +139,7 @@ def check_recorded_at(value: object) -> list[str]:
     if not isinstance(value, str) or not RECORDED_AT_PATTERN.match(value):
         return [f"recorded_at {value!r} is not a UTC time like 2026-11-30T08:07:35.123456Z"]
     try:
-        datetime.strptime(value, RECORDED_AT_FORMAT)
+        datetime.fromisoformat(value[:-1])
     except ValueError:
         return [f"recorded_at {value!r} is not a real date and time"]
     return []
@@ -183,7 +186,7 @@ def check_new_event(stream: object, event: NewEvent) -> list[str]:
 def check_position(stream: str, event_type: str, version: int) -> str | None:
     """The structural problem, if any, with `event_type` landing at `version` of `stream`:
     version 1 must be the stream's opening event, and the opening event nowhere else."""
-    opening = opening_type(stream)
+    opening = stream_kind(stream).opened_by
     if version == 1 and event_type != opening:
         return f"{stream} must start with {opening}: version 1 cannot be {event_type}"
     if version != 1 and event_type == opening:
@@ -225,6 +228,8 @@ def _check_value(path: str, value: object, depth: int, problems: list[str]) -> N
 def _check_text(path: str, text: str, problems: list[str]) -> None:
     if "\x00" in text:
         problems.append(f"{path}: strings may not contain U+0000")
+    if text.isascii():
+        return
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

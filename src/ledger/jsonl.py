@@ -176,11 +176,12 @@ def export_line(event: RecordedEvent) -> str:
     return canonical_json(event.to_dict()) + "\n"
 
 
-def write_export(events: Iterable[RecordedEvent], out: IO[str]) -> int:
-    """Write events as JSON Lines; returns how many were written."""
+def write_export(events: Iterable[RecordedEvent], out: IO[bytes]) -> int:
+    """Write events as JSON Lines in UTF-8 to a binary file (no newline translation, so
+    the bytes are exactly the export form); returns how many were written."""
     count = 0
     for event in events:
-        out.write(export_line(event))
+        out.write(export_line(event).encode("utf-8"))
         count += 1
     return count
 

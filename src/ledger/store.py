@@ -16,7 +16,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ledger.canonical import GENESIS_HASH, envelope_hash, now_recorded_at
+from ledger.canonical import (
+    GENESIS_HASH,
+    canonical_json,
+    chain_hash,
+    envelope_text,
+    now_recorded_at,
+)
 from ledger.database import (
     DEFAULT_URL,
     create_db_engine,
@@ -37,7 +43,13 @@ from ledger.schema import events as events_table
 _COLUMNS = [events_table.c[name] for name in RecordedEvent.__dataclass_fields__]
 _ID_LOOKUP_CHUNK = 500
 _FLUSH_ROWS = 1000
-_COMPARED = ("stream", "type", "schema", "payload", "meta")
+_INSERT_SQL = {
+    "sqlite": "INSERT INTO events (seq, event_id, stream, version, type, schema, payload, meta,"
+    " recorded_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "postgresql": "INSERT INTO events (seq, event_id, stream, version, type, schema, payload,"
+    " meta, recorded_at, prev_hash, hash)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)",
+}
 
 
 @dataclass(frozen=True)
@@ -64,8 +76,10 @@ class Writer:
         self.last_seq = self.start_seq
         self.last_hash = last.hash if last else GENESIS_HASH
         self._versions: dict[str, int] = {}
-        self._pending: dict[str, RecordedEvent] = {}
-        self._rows: list[dict[str, Any]] = []
+        self._known: dict[str, RecordedEvent] = {}
+        self._rows: list[tuple[Any, ...]] = []
+        self._absent: set[str] = set()
+        self._insert_sql = _INSERT_SQL[connection.dialect.name]
 
     def append(
         self, stream: str, events: Sequence[NewEvent], expected_version: int | None = None
@@ -87,28 +101,64 @@ class Writer:
         if expected_version is not None and expected_version != current:
             raise VersionConflict(stream, expected_version, current)
         recorded: list[RecordedEvent] = []
+        rows: list[tuple[Any, ...]] = []
         seq, prev_hash = self.last_seq, self.last_hash
+        now = now_recorded_at()
         for offset, event in enumerate(fresh, start=1):
-            misplaced = check_position(stream, event.type, current + offset)
+            version = current + offset
+            misplaced = check_position(stream, event.type, version)
             if misplaced:
                 raise StreamStructureError(misplaced)
             seq += 1
-            envelope = {
-                "seq": seq,
-                "event_id": event.event_id,
-                "stream": stream,
-                "version": current + offset,
-                "type": event.type,
-                "schema": event.schema,
-                "payload": event.payload,
-                "meta": event.meta,
-                "recorded_at": event.recorded_at or now_recorded_at(),
-                "prev_hash": prev_hash,
-            }
-            prev_hash = envelope["hash"] = envelope_hash(envelope)
-            recorded.append(RecordedEvent(**envelope))
-        self._rows.extend(r.to_dict() for r in recorded)
-        self._pending.update((r.event_id, r) for r in recorded)
+            recorded_at = event.recorded_at or now
+            payload_json = canonical_json(event.payload)
+            meta_json = canonical_json(event.meta)
+            text = envelope_text(
+                seq,
+                event.event_id,
+                stream,
+                version,
+                event.type,
+                event.schema,
+                payload_json,
+                meta_json,
+                recorded_at,
+                prev_hash,
+            )
+            digest = chain_hash(prev_hash, text.encode("utf-8"))
+            rows.append(
+                (
+                    seq,
+                    event.event_id,
+                    stream,
+                    version,
+                    event.type,
+                    event.schema,
+                    payload_json,
+                    meta_json,
+                    recorded_at,
+                    prev_hash,
+                    digest,
+                )
+            )
+            recorded.append(
+                RecordedEvent(
+                    seq,
+                    event.event_id,
+                    stream,
+                    version,
+                    event.type,
+                    event.schema,
+                    event.payload,
+                    event.meta,
+                    recorded_at,
+                    prev_hash,
+                    digest,
+                )
+            )
+            prev_hash = digest
+        self._rows.extend(rows)
+        self._known.update((r.event_id, r) for r in recorded)
         self.last_seq, self.last_hash = seq, prev_hash
         self._versions[stream] = current + len(fresh)
         if len(self._rows) >= _FLUSH_ROWS:
@@ -126,15 +176,23 @@ class Writer:
             ).scalar_one()
         return self._versions[stream]
 
+    def prefetch(self, event_ids: Sequence[str]) -> None:
+        """Look up many event ids at once (an import), so that appending them one by one
+        does not query the database for each."""
+        self._known.update(self._stored(list(event_ids)))
+        self._absent.update(i for i in event_ids if i not in self._known)
+
     def flush(self) -> None:
-        """Insert the buffered rows (still uncommitted)."""
+        """Insert the buffered rows (still uncommitted). The payload and meta go in as the
+        canonical JSON text that was hashed, straight through the driver: this is the hot
+        path of every append."""
         if self._rows:
-            self._connection.execute(events_table.insert(), self._rows)
+            self._connection.exec_driver_sql(self._insert_sql, self._rows)
             self._rows = []
 
     def _stored(self, event_ids: list[str]) -> dict[str, RecordedEvent]:
-        found = {i: self._pending[i] for i in event_ids if i in self._pending}
-        wanted = [i for i in event_ids if i not in found]
+        found = {i: self._known[i] for i in event_ids if i in self._known}
+        wanted = [i for i in event_ids if i not in found and i not in self._absent]
         for start in range(0, len(wanted), _ID_LOOKUP_CHUNK):
             chunk = wanted[start : start + _ID_LOOKUP_CHUNK]
             rows = self._connection.execute(
@@ -268,7 +326,18 @@ def _check_batch(stream: str, events: list[NewEvent]) -> None:
 
 
 def _check_same(stream: str, event: NewEvent, stored: RecordedEvent) -> None:
-    wanted = {"stream": stream, **{k: getattr(event, k) for k in _COMPARED if k != "stream"}}
-    differences = [k for k in _COMPARED if wanted[k] != getattr(stored, k)]
+    """Refuse an `event_id` already stored for a different event. Payload and meta are
+    compared by canonical encoding, which (unlike `==`) tells `true` from `1`."""
+    differences = [
+        name
+        for name, wanted, found in (
+            ("stream", stream, stored.stream),
+            ("type", event.type, stored.type),
+            ("schema", event.schema, stored.schema),
+            ("payload", canonical_json(event.payload), canonical_json(stored.payload)),
+            ("meta", canonical_json(event.meta), canonical_json(stored.meta)),
+        )
+        if wanted != found
+    ]
     if differences:
         raise EventIdConflict(event.event_id, differences)

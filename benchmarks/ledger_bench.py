@@ -1,0 +1,122 @@
+"""Ledger throughput: appends (batches of 1 and of 100), reading, and read + verify of the
+whole chain, on SQLite and PostgreSQL.
+
+    python benchmarks/ledger_bench.py [--events N] [--pg-url URL | --no-pg]
+
+Targets on SQLite (issue 3): at least 5,000 events/s appended in batches of 100 and at least
+100,000 events/s read and verified. The SQLite file lives in a temporary folder; the
+PostgreSQL part runs in a scratch database created next to the one in --pg-url and dropped
+afterwards, and is skipped with a message when no server answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+
+from ledger import EventStore, NewEvent, verify_store
+
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def _events(count: int, first_round: int) -> list[NewEvent]:
+    return [
+        NewEvent(
+            "SubmissionReceived",
+            {"round": first_round + i, "player_id": f"p{i % 40}", "text": "H4: JU(C)ATOR = 52 p"},
+            {"actor": "arbitru-ana", "received_at": "2026-11-30T08:07:35Z"},
+        )
+        for i in range(count)
+    ]
+
+
+def _rate(count: int, work: Callable[[], object], repeat: int = 1) -> float:
+    """Events per second of the fastest of `repeat` runs (reads repeat: other processes on a
+    shared machine only ever slow a run down)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return count / best
+
+
+def bench(url: str, events: int, singles: int) -> dict[str, float]:
+    """Events per second for each operation on the ledger at `url` (which must be empty)."""
+    with EventStore(url) as store:
+        opening = NewEvent("GameCreated", {"game_id": "bench", "variant": "duplicate"})
+        store.append("game/bench", [opening], expected_version=0)
+
+        def append_singles() -> None:
+            for i in range(singles):
+                store.append("game/bench", _events(1, i))
+
+        def append_hundreds() -> None:
+            for start in range(0, events, 100):
+                store.append("game/bench", _events(100, start))
+
+        results = {
+            "append, batches of 1": _rate(singles, append_singles),
+            "append, batches of 100": _rate(events, append_hundreds),
+        }
+        total = store.head().seq
+        results["read (iter_all)"] = _rate(
+            total, lambda: sum(1 for _ in store.iter_all()), repeat=3
+        )
+        outcome: list[bool] = []
+        results["read + verify (ledger verify)"] = _rate(
+            total, lambda: outcome.append(verify_store(store).ok), repeat=3
+        )
+        if not all(outcome):
+            raise SystemExit("verification failed on a freshly written ledger")
+        return results
+
+
+def _report(backend: str, results: dict[str, float]) -> None:
+    print(f"\n{backend}")
+    for name, rate in results.items():
+        print(f"  {name:<32} {rate:>12,.0f} events/s")
+
+
+def _postgres(admin_url: str, events: int, singles: int) -> None:
+    plain = admin_url.replace("postgresql+psycopg://", "postgresql://", 1)
+    name = f"arbitru_bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(plain, autocommit=True, connect_timeout=3) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.Error as exc:
+        print(f"\nPostgreSQL: skipped, no server answers at {admin_url} ({exc})".strip())
+        return
+    try:
+        url = admin_url.rsplit("/", 1)[0] + f"/{name}"
+        _report(f"PostgreSQL ({admin_url.rsplit('@', 1)[-1]})", bench(url, events, singles))
+    finally:
+        with psycopg.connect(plain, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=20_000, help="events appended by 100")
+    parser.add_argument("--singles", type=int, default=1_000, help="events appended one by one")
+    parser.add_argument("--pg-url", default=DEFAULT_PG_URL)
+    parser.add_argument("--no-pg", action="store_true", help="SQLite only")
+    args = parser.parse_args()
+    print(f"Python {sys.version.split()[0]}; {args.events} events in batches of 100, ", end="")
+    print(f"{args.singles} one by one; SQLite in WAL mode with synchronous=FULL")
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        _report("SQLite (file, WAL)", bench(url, args.events, args.singles))
+    if not args.no_pg:
+        _postgres(args.pg_url, args.events, args.singles)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""Migrations: applied automatically before first use, idempotent, shipped inside the package,
+and the database refuses what the code would never do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import sqlalchemy as sa
+from ledger_helpers import game_created
+
+from ledger import EventStore
+from ledger.database import create_db_engine, head_revision, migrations_dir, upgrade
+
+
+def test_the_migration_scripts_are_found_without_a_working_directory() -> None:
+    scripts = migrations_dir()
+    assert (scripts / "env.py").is_file()
+    assert (scripts / "script.py.mako").is_file()
+    assert head_revision() == "0001"
+
+
+def test_first_use_creates_the_schema_with_its_triggers(db_url: str) -> None:
+    with EventStore(db_url) as store:
+        inspector = sa.inspect(store.engine)
+        assert "events" in inspector.get_table_names()
+        columns = [c["name"] for c in inspector.get_columns("events")]
+        assert columns == [
+            "seq", "event_id", "stream", "version", "type", "schema",
+            "payload", "meta", "recorded_at", "prev_hash", "hash",
+        ]  # fmt: skip
+        with store.engine.connect() as connection:
+            if store.engine.dialect.name == "postgresql":
+                names = connection.exec_driver_sql(
+                    "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+                ).scalars()
+            else:
+                names = connection.exec_driver_sql(
+                    "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                ).scalars()
+            assert len(set(names)) >= 2
+
+
+def test_upgrading_twice_changes_nothing(db_url: str) -> None:
+    engine = create_db_engine(db_url)
+    try:
+        assert upgrade(engine) == (None, "0001")
+        assert upgrade(engine) == ("0001", "0001")
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_runs_in_wal_mode(sqlite_url: str) -> None:
+    with EventStore(sqlite_url) as store, store.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_the_database_refuses_a_duplicate_seq_or_stream_version(db_url: str) -> None:
+    with EventStore(db_url) as store:
+        store.append("game/g1", [game_created()])
+        row = store.read_all()[0].to_dict()
+        for change in ({"seq": 2}, {"event_id": "6f1c8a52-3d4e-4b7a-9c1d-2e3f4a5b6c7d"}):
+            clash = {**row, **change, "payload": "{}", "meta": "{}"}
+            try:
+                with store.engine.begin() as connection:
+                    connection.execute(sa.text(_INSERT), clash)
+            except sa.exc.IntegrityError:
+                continue
+            raise AssertionError(f"the database accepted a clash after {change}")
+
+
+_INSERT = (
+    "INSERT INTO events (seq, event_id, stream, version, type, schema, payload, meta,"
+    " recorded_at, prev_hash, hash) VALUES (:seq, :event_id, :stream, :version, :type,"
+    " :schema, :payload, :meta, :recorded_at, :prev_hash, :hash)"
+)
+
+
+def test_the_repository_alembic_folder_does_not_hide_the_library(sqlite_url: str) -> None:
+    repository = Path(__file__).parents[2]
+    assert (repository / "alembic" / "env.py").is_file()
+    assert not (repository / "alembic" / "__init__.py").exists()
+    script = (
+        "import sys; from ledger import EventStore; "
+        f"print(EventStore({sqlite_url!r}).head().seq); "
+        "import alembic; print(alembic.__version__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=repository, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "0"
