@@ -27,7 +27,7 @@ def fold(text: str) -> str:
 
 def fold_word(word: str) -> str | None:
     """A word-list entry as the engine stores it: folded, upper case, A-Z only; else None."""
-    folded = fold(word.strip()).upper()
-    if folded and all(ch in ALPHABET for ch in folded):
-        return folded
+    folded = fold(word.strip())
+    if folded and folded.isascii() and folded.isalpha():
+        return folded.upper()
     return None

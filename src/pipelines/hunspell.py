@@ -107,16 +107,17 @@ class AffixRule:
 
     def applies_to(self, word: str, fullstrip: bool = False) -> bool:
         """Whether ``word`` meets the condition and keeps at least one letter after stripping."""
-        if len(word) < self._width:
+        size = len(word)
+        if size < self._width or size < len(self.strip) + (not fullstrip):
             return False
-        if len(word) < len(self.strip) + (0 if fullstrip else 1):
-            return False
-        if self.is_prefix:
-            return word.startswith(self.strip) and bool(
-                self._pattern.fullmatch(word, 0, self._width)
+        if self.kind == "PFX":
+            return (
+                word.startswith(self.strip)
+                and self._pattern.fullmatch(word, 0, self._width) is not None
             )
-        return word.endswith(self.strip) and bool(
-            self._pattern.fullmatch(word, len(word) - self._width)
+        return (
+            word.endswith(self.strip)
+            and self._pattern.fullmatch(word, size - self._width) is not None
         )
 
     def apply(self, word: str) -> str:
@@ -158,10 +159,6 @@ class Form:
     stem: Stem
     affixes: tuple[AffixRule, ...] = ()
 
-    @property
-    def prefixed(self) -> bool:
-        return any(rule.is_prefix for rule in self.affixes)
-
 
 def _read_text(path: Path, encoding: str | None) -> str:
     data = path.read_bytes()
@@ -185,45 +182,39 @@ def parse_aff(text: str, source: str = "<aff>") -> AffixFile:
     need_affix = forbidden = None
     fullstrip = False
     rules: dict[str, dict[str, list[AffixRule]]] = {"PFX": {}, "SFX": {}}
-    headers: dict[tuple[str, str], tuple[bool, int, int]] = {}
-    pending: list[tuple[str, str, int]] = []
+    cross: dict[tuple[str, str], bool] = {}
+    pending: tuple[str, str, int] | None = None  # kind, flag, rules still expected
     for number, raw in enumerate(text.splitlines(), start=1):
         fields = raw.split()
         if not fields or fields[0].startswith("#"):
             continue
         keyword = fields[0]
-
-        def fail(message: str, line: int = number) -> HunspellFormatError:
-            return HunspellFormatError(f"{source}, line {line}: {message}")
-
-        if pending and keyword in ("PFX", "SFX"):
-            kind, flag, _ = pending[-1]
+        where = f"{source}, line {number}"
+        if pending is not None:
+            kind, flag, left = pending
             if len(fields) < 4 or fields[0] != kind or fields[1] != flag:
-                raise fail(f"expected a {kind} {flag} rule")
-            cross, _, _ = headers[(kind, flag)]
-            rule = _parse_rule(fields, cross, number, flag_type)
-            rules[kind].setdefault(flag, []).append(rule)
-            left = pending.pop()[2] - 1
-            if left:
-                pending.append((kind, flag, left))
-        elif pending:
-            raise fail(f"{pending[-1][2]} more {pending[-1][0]} {pending[-1][1]} rules expected")
+                raise HunspellFormatError(f"{where}: {left} more {kind} {flag} rules expected")
+            rule = _parse_rule(fields, cross[(kind, flag)], number, where, flag_type)
+            rules[kind][flag].append(rule)
+            pending = (kind, flag, left - 1) if left > 1 else None
         elif keyword in ("PFX", "SFX"):
             if len(fields) < 4 or fields[2] not in ("Y", "N") or not fields[3].isdigit():
-                raise fail(f"malformed {keyword} header (expected: {keyword} FLAG Y|N COUNT)")
-            if (keyword, fields[1]) in headers:
-                raise fail(f"{keyword} {fields[1]} declared twice")
-            headers[(keyword, fields[1])] = (fields[2] == "Y", int(fields[3]), number)
-            rules[keyword].setdefault(fields[1], [])
+                raise HunspellFormatError(
+                    f"{where}: malformed {keyword} header (expected: {keyword} FLAG Y|N COUNT)"
+                )
+            if (keyword, fields[1]) in cross:
+                raise HunspellFormatError(f"{where}: {keyword} {fields[1]} declared twice")
+            cross[(keyword, fields[1])] = fields[2] == "Y"
+            rules[keyword][fields[1]] = []
             if int(fields[3]):
-                pending.append((keyword, fields[1], int(fields[3])))
+                pending = (keyword, fields[1], int(fields[3]))
         elif keyword in _UNSUPPORTED:
-            raise fail(f"{keyword} is not supported by this expander")
+            raise HunspellFormatError(f"{where}: {keyword} is not supported by this expander")
         elif keyword == "SET" and len(fields) > 1:
             encoding = fields[1]
         elif keyword == "FLAG" and len(fields) > 1:
             if fields[1] not in _FLAG_TYPES:
-                raise fail(f"unknown FLAG type {fields[1]}")
+                raise HunspellFormatError(f"{where}: unknown FLAG type {fields[1]}")
             flag_type = fields[1]
         elif keyword in ("NEEDAFFIX", "PSEUDOROOT") and len(fields) > 1:
             need_affix = fields[1]
@@ -231,8 +222,8 @@ def parse_aff(text: str, source: str = "<aff>") -> AffixFile:
             forbidden = fields[1]
         elif keyword == "FULLSTRIP":
             fullstrip = True
-    if pending:
-        kind, flag, left = pending[-1]
+    if pending is not None:
+        kind, flag, left = pending
         raise HunspellFormatError(f"{source}: file ends with {left} {kind} {flag} rules missing")
     return AffixFile(
         encoding=encoding,
@@ -245,7 +236,7 @@ def parse_aff(text: str, source: str = "<aff>") -> AffixFile:
     )
 
 
-def _parse_rule(fields: list[str], cross: bool, line: int, flag_type: str) -> AffixRule:
+def _parse_rule(fields: list[str], cross: bool, line: int, where: str, flag_type: str) -> AffixRule:
     kind, flag, strip, append = fields[:4]
     condition = fields[4] if len(fields) > 4 else "."
     append, _, continuation = append.partition("/")
@@ -253,7 +244,7 @@ def _parse_rule(fields: list[str], cross: bool, line: int, flag_type: str) -> Af
         pattern, width = _condition_pattern(condition)
         flags = parse_flags(continuation, flag_type)
     except ValueError as exc:
-        raise HunspellFormatError(f"line {line}: {exc}") from exc
+        raise HunspellFormatError(f"{where}: {exc}") from exc
     return AffixRule(
         kind=kind,
         flag=flag,
@@ -315,7 +306,10 @@ def expand_stem(stem: Stem, affixes: AffixFile) -> Iterator[Form]:
                 yield form
             if rule.cross_product:
                 suffixed.append(form)
-            yield from _continue_suffix(form, rule, affixes)
+            for longer in _continue_suffix(form, rule, affixes):
+                yield longer
+                if rule.cross_product and longer.affixes[-1].cross_product:
+                    suffixed.append(longer)
     for flag in sorted(stem.flags):
         for rule in affixes.prefixes.get(flag, ()):
             if rule.applies_to(stem.word, affixes.fullstrip) and (

@@ -1,3 +1,206 @@
+"""`arbitru lexicon`: build the default word list, register federation lists, look words up.
+
+Exit codes: 0 success (for `check`, the word is valid), 1 the word is not valid, 2 an error
+(message on stderr saying what to do).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+import engine
+from engine.tiles import fold_word
+from pipelines.hunspell import HunspellFormatError
+from pipelines.lexicon_build import BuildInputMissing, build
+from pipelines.lexicons import (
+    LexiconSpecError,
+    ListInfo,
+    WordListError,
+    describe,
+    load_dictionary,
+    register_list,
+)
 
 lexicon_app = typer.Typer(help="Word lists.", no_args_is_help=True)
+
+ERROR_EXIT = 2
+_EXPECTED = (
+    BuildInputMissing,
+    HunspellFormatError,
+    LexiconSpecError,
+    WordListError,
+    OSError,
+)
+_DATA_DIR = Path(engine.__file__).parent / "data"
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Known failures become one line on stderr and exit code 2, not a traceback."""
+    try:
+        yield
+    except _EXPECTED as exc:
+        Console(stderr=True).print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(ERROR_EXIT) from exc
+
+
+def _emit(as_json: bool, payload: dict[str, Any], human: Callable[[Console], None]) -> None:
+    if as_json:
+        typer.echo(json.dumps(payload, ensure_ascii=False))
+    else:
+        human(Console(highlight=False))
+
+
+@lexicon_app.command("build")
+def build_command(
+    aff: Annotated[Path | None, typer.Option(help="Hunspell .aff (default: rospell)")] = None,
+    dic: Annotated[Path | None, typer.Option(help="Hunspell .dic (default: rospell)")] = None,
+    out: Annotated[Path, typer.Option(help="Directory to write the lists into")] = _DATA_DIR,
+    include: Annotated[Path | None, typer.Option(help="Words to add (word list)")] = None,
+    exclude: Annotated[Path | None, typer.Option(help="Words to remove (word list)")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Build the default word list from rospell (developer pipeline: extra lexicon-build)."""
+    started = time.perf_counter()
+    with _errors():
+        result, files = build(out, aff, dic, include, exclude)
+    seconds = time.perf_counter() - started
+    payload = {
+        "sha256": result.sha256,
+        "words": len(result.words),
+        "two_letter": len(result.two_letter),
+        "stages": [{"stage": s.name, "words": s.words} for s in result.stages],
+        "included": result.included,
+        "excluded": result.excluded,
+        "words_file": str(files.words),
+        "words_file_bytes": files.words_xz_bytes,
+        "words_file_sha256": files.words_xz_sha256,
+        "seconds": round(seconds, 1),
+    }
+
+    def human(console: Console) -> None:
+        table = Table("stage", "words left", "what", title="Filters")
+        for stage in result.stages:
+            table.add_row(stage.name, f"{stage.words:,}", stage.description)
+        console.print(table)
+        console.print(
+            f"include +{result.included:,}, exclude -{result.excluded:,}: "
+            f"[bold]{len(result.words):,}[/] words, {len(result.two_letter)} of two letters"
+        )
+        console.print(f"dictionary SHA-256 {result.sha256}")
+        console.print(f"wrote {files.words} ({files.words_xz_bytes:,} bytes) in {seconds:.1f} s")
+
+    _emit(as_json, payload, human)
+
+
+def _info_payload(info: ListInfo) -> dict[str, Any]:
+    entry = info.entry
+    return {
+        "sha256": entry.sha256,
+        "name": entry.name,
+        "words": info.words,
+        "two_letter": info.two_letter,
+        "source": entry.source,
+        "words_path": str(entry.words_path),
+        "two_letter_path": str(entry.two_letter_path) if entry.two_letter_path else None,
+        "cache_path": str(entry.cache_path),
+    }
+
+
+def _show_info(payload: dict[str, Any]) -> Callable[[Console], None]:
+    def human(console: Console) -> None:
+        table = Table(show_header=False, box=None)
+        for key, value in payload.items():
+            shown = "(the list's own two-letter words)" if value is None else value
+            table.add_row(key.replace("_", " "), f"{shown:,}" if isinstance(shown, int) else shown)
+        console.print(table)
+
+    return human
+
+
+@lexicon_app.command("add")
+def add_command(
+    path: Annotated[Path, typer.Argument(help="Word list: one word per line, UTF-8")],
+    two_letter: Annotated[
+        Path | None, typer.Option("--two-letter", help="Its two-letter list (word list)")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="A name to show (default: file name)")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Register a word list under the SHA-256 of its folded, sorted words."""
+    with _errors():
+        entry = register_list(path, two_letter, name)
+        info = describe(entry.sha256)
+    payload = _info_payload(info)
+    _emit(as_json, payload, _show_info(payload))
+
+
+@lexicon_app.command("info")
+def info_command(
+    spec: Annotated[
+        str | None, typer.Argument(help="'default', a word-list path or a registered SHA-256")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a dictionary's hash, name, counts, source and cache file."""
+    with _errors():
+        info = describe(spec)
+    payload = _info_payload(info)
+    _emit(as_json, payload, _show_info(payload))
+
+
+@lexicon_app.command("check")
+def check_command(
+    word: Annotated[str, typer.Argument(help="The word, with or without diacritics")],
+    spec: Annotated[
+        str | None, typer.Option("--dict", help="'default', a path or a registered SHA-256")
+    ] = None,
+    two_letter: Annotated[
+        Path | None, typer.Option("--two-letter", help="Replace the two-letter list")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Say whether a word is valid (exit 0) or not (exit 1)."""
+    with _errors():
+        dictionary = load_dictionary(spec, str(two_letter) if two_letter else None)
+    folded = fold_word(word)
+    reason = None
+    if folded is None:
+        reason = "not a word of letters A-Z (after folding diacritics)"
+    elif folded not in dictionary.words:
+        reason = "not in the dictionary"
+    elif not dictionary.accepts(folded):
+        reason = "a two-letter word not on the two-letter list"
+    payload = {
+        "word": word,
+        "folded": folded,
+        "valid": reason is None,
+        "reason": reason,
+        "dictionary": dictionary.sha256,
+        "name": dictionary.name,
+    }
+
+    def human(console: Console) -> None:
+        verdict = "[green]valid[/]" if reason is None else f"[red]invalid[/]: {reason}"
+        console.print(
+            f"{escape(folded or word)}: {verdict} ({escape(dictionary.name)}, "
+            f"{dictionary.sha256[:12]})"
+        )
+
+    _emit(as_json, payload, human)
+    if reason is not None:
+        raise typer.Exit(1)

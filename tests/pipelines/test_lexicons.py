@@ -1,0 +1,232 @@
+"""Word-list files, the registry of lists by hash, and the lexicon cache in the data directory."""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.dictionary import dictionary_sha256
+from engine.lexicon import Lexicon
+from pipelines.lexicons import (
+    LexiconSpecError,
+    WordListError,
+    cache_path,
+    data_home,
+    default_sha256,
+    load_dictionary,
+    parse_word_list,
+    read_word_list,
+    register_list,
+    resolve,
+)
+
+DATA = Path(__file__).parents[1] / "data" / "lexicon"
+FEDERATION = DATA / "federation.txt"
+DEFAULT_SHA256 = "1c4d2d521b59a5f0d6cd20e3993e8f8e6264e794992598e2f8f7da86f042dacf"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("ARBITRU_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def default_home(tmp_path_factory, monkeypatch) -> Path:
+    """A data directory whose default-list cache is built once per test session (about 10 s)."""
+    shared = tmp_path_factory.getbasetemp() / "arbitru-default-home"
+    monkeypatch.setenv("ARBITRU_HOME", str(shared))
+    if not cache_path(default_sha256()).is_file():
+        load_dictionary()
+    return shared
+
+
+def test_diacritics_both_cedilla_and_comma_fold_to_the_same_word():
+    words = read_word_list(FEDERATION)
+    assert words.words == ("AL", "ALE", "SAH", "TARA", "VARA", "ZI")
+    assert words.sha256 == dictionary_sha256(words.words)
+
+
+def test_byte_order_mark_crlf_and_decomposed_diacritics_are_accepted():
+    text = "\ufeffvară\r\nța\u0306ra\u0306\r\n"
+    assert parse_word_list(text).words == ("TARA", "VARA")
+
+
+def test_line_that_is_not_a_word_is_an_error_naming_file_and_line():
+    with pytest.raises(WordListError, match=r"loc\.txt, line 3: 'două cuvinte'"):
+        parse_word_list("# header\nvară\ndouă cuvinte\n", "loc.txt")
+
+
+def test_letters_outside_romanian_folding_are_refused():
+    for line in ("straße", "naïve", "ﬁr"):
+        with pytest.raises(WordListError):
+            parse_word_list(line)
+
+
+def test_list_without_words_is_an_error():
+    with pytest.raises(WordListError, match="no words"):
+        parse_word_list("# only a comment\n\n", "empty.txt")
+
+
+def test_file_not_in_utf8_names_the_line_and_how_to_convert(tmp_path):
+    path = tmp_path / "cp1250.txt"
+    path.write_bytes("vara\nţară\n".encode("cp1250"))
+    with pytest.raises(WordListError, match=r"line 2: not UTF-8; .*iconv"):
+        read_word_list(path)
+
+
+@given(st.text())
+def test_word_list_loader_raises_only_its_own_error(text):
+    try:
+        words = parse_word_list(text)
+    except WordListError:
+        return
+    assert all(w.isascii() and w.isalpha() and w.isupper() for w in words.words)
+
+
+def test_data_directory_prefers_arbitru_home_then_xdg_then_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARBITRU_HOME", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
+    assert data_home() == tmp_path / "a"
+    monkeypatch.delenv("ARBITRU_HOME")
+    assert data_home() == tmp_path / "x" / "arbitru"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert data_home() == tmp_path / "h" / ".local" / "share" / "arbitru"
+
+
+def test_registered_list_is_named_by_the_hash_of_its_folded_sorted_words(home):
+    entry = register_list(FEDERATION, name="LOC test")
+    assert entry.sha256 == read_word_list(FEDERATION).sha256
+    assert entry.name == "LOC test" and entry.words_path.parent == home / "lists"
+    assert resolve(entry.sha256) == entry
+    assert resolve(entry.sha256.upper()) == entry
+
+
+def test_registering_again_keeps_the_name_and_the_hash(home):
+    first = register_list(FEDERATION, name="LOC")
+    assert register_list(FEDERATION) == first
+
+
+def test_dictionary_from_a_path_uses_the_engine_lexicon_and_its_two_letter_words(home):
+    dictionary = load_dictionary(str(FEDERATION))
+    assert isinstance(dictionary.words, Lexicon)
+    assert dictionary.sha256 == read_word_list(FEDERATION).sha256
+    assert dictionary.accepts("TARA") and not dictionary.accepts("TAR")
+    assert dictionary.two_letter == {"AL", "ZI"}
+
+
+def test_list_loaded_by_path_can_be_loaded_later_by_hash_after_the_file_is_gone(home, tmp_path):
+    moved = tmp_path / "loc.txt"
+    shutil.copy(FEDERATION, moved)
+    sha256 = load_dictionary(str(moved)).sha256
+    moved.unlink()
+    assert load_dictionary(sha256).accepts("SAH")
+
+
+def test_two_letter_file_given_at_registration_replaces_the_default(home):
+    entry = register_list(FEDERATION, two_letter=DATA / "two-letter.txt")
+    dictionary = load_dictionary(entry.sha256)
+    assert dictionary.two_letter == {"AL"}
+    assert not dictionary.accepts("ZI") and dictionary.accepts("AL")
+
+
+def test_two_letter_argument_overrides_the_registered_list(home):
+    dictionary = load_dictionary(str(FEDERATION), two_letter=str(DATA / "two-letter.txt"))
+    assert dictionary.two_letter == {"AL"}
+
+
+def test_unknown_hash_says_to_register_the_list(home):
+    with pytest.raises(LexiconSpecError, match="lexicon add"):
+        resolve("0" * 64)
+
+
+def test_missing_file_spec_says_what_a_spec_can_be(home):
+    with pytest.raises(LexiconSpecError, match="no such word-list file"):
+        resolve("no/such/file.txt")
+
+
+def test_cache_is_written_under_the_list_hash_atomically(home):
+    sha256 = load_dictionary(str(FEDERATION)).sha256
+    assert cache_path(sha256).is_file()
+    assert not [p for p in (home / "cache").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_cache_is_rebuilt_when_the_list_changes(home, tmp_path):
+    path = tmp_path / "loc.txt"
+    path.write_text("vară\nșah\n", "utf-8")
+    before = load_dictionary(str(path))
+    path.write_text("vară\nșah\nțară\n", "utf-8")
+    after = load_dictionary(str(path))
+    assert before.sha256 != after.sha256 and after.accepts("TARA")
+    assert cache_path(before.sha256).is_file() and cache_path(after.sha256).is_file()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[:-7],
+        lambda data: data[:-1] + bytes([data[-1] ^ 0xFF]),
+        lambda data: b"not json\n" + data,
+        lambda data: data.replace(b'"words": 6', b'"words": 7'),
+        lambda data: b"",
+    ],
+    ids=["truncated", "flipped-byte", "bad-header", "wrong-count", "empty"],
+)
+def test_corrupt_cache_is_rebuilt_not_trusted(home, damage):
+    sha256 = load_dictionary(str(FEDERATION)).sha256
+    path = cache_path(sha256)
+    good = path.read_bytes()
+    path.write_bytes(damage(good))
+    dictionary = load_dictionary(sha256)
+    assert len(dictionary.words) == 6 and dictionary.accepts("VARA")
+    assert path.read_bytes() == good
+
+
+def test_cache_holding_another_list_is_not_trusted(home, tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text("mac\n", "utf-8")
+    sha256 = load_dictionary(str(FEDERATION)).sha256
+    other_sha = load_dictionary(str(other)).sha256
+    shutil.copy(cache_path(other_sha), cache_path(sha256))
+    assert load_dictionary(sha256).accepts("VARA")
+
+
+def test_default_list_is_the_pinned_rospell_build_cached_in_the_data_directory(default_home):
+    dictionary = load_dictionary()
+    assert dictionary.sha256 == DEFAULT_SHA256 == default_sha256()
+    assert len(dictionary.words) == 679_217 and len(dictionary.two_letter) == 98
+    assert cache_path(DEFAULT_SHA256).parent == default_home / "cache"
+    assert all(dictionary.accepts(w) for w in ("FETELOR", "CASA", "SAH", "LUPILOR", "AL"))
+    assert not any(dictionary.accepts(w) for w in ("LUPULE", "ABBA", "CM", "RELUPILOR"))
+
+
+def test_default_list_can_be_named_by_its_hash(default_home):
+    assert load_dictionary(DEFAULT_SHA256).name == load_dictionary("default").name
+
+
+def test_default_list_loads_from_the_cache_in_half_a_second(default_home):
+    started = time.perf_counter()
+    dictionary = load_dictionary()
+    assert time.perf_counter() - started < 0.5
+    assert dictionary.accepts("FETELOR")
+
+
+def test_cache_header_names_its_list(default_home):
+    header = cache_path(DEFAULT_SHA256).read_bytes().partition(b"\n")[0]
+    assert json.loads(header) == {"cache": 1, "sha256": DEFAULT_SHA256, "words": 679_217}
+
+
+def test_wrong_remembered_hash_of_the_shipped_list_is_cleared_not_trusted(home):
+    wrong = "f" * 64
+    assert default_sha256() == DEFAULT_SHA256
+    (record,) = (home / "sources").iterdir()
+    record.write_text(wrong + "\n")
+    with pytest.raises(LexiconSpecError, match="run the command again"):
+        load_dictionary()
+    assert not cache_path(wrong).exists()
+    assert default_sha256() == DEFAULT_SHA256
