@@ -41,28 +41,31 @@ class Board:
         return cls(tuple(EMPTY * size for _ in range(size)))
 
     @classmethod
-    def parse(cls, lines: Iterable[str], size: int = 15, source: str = "board") -> Board:
+    def parse(
+        cls, lines: Iterable[str], size: int = 15, source: str = "board", unit: str = "line"
+    ) -> Board:
         """Read board lines (trailing blank lines and surrounding spaces ignored).
 
         Diacritics are folded (a board typed with Ș is the board with S); anything else that
-        is not `.` or a letter is refused with the line and column named.
+        is not `.` or a letter is refused with the line and column named (`unit` names what
+        a line is: a file's "line", or a JSON board's "row").
         """
         rows = [line.strip() for line in lines]
         while rows and not rows[-1]:
             rows.pop()
         if len(rows) != size:
-            raise BoardError(f"{source}: expected {size} lines, found {len(rows)}")
+            raise BoardError(f"{source}: expected {size} {unit}s, found {len(rows)}")
         checked = []
         for number, raw in enumerate(rows, start=1):
             line = fold(raw)
             if len(line) != size:
                 raise BoardError(
-                    f"{source}, line {number}: expected {size} characters, found {len(line)}"
+                    f"{source}, {unit} {number}: expected {size} characters, found {len(line)}"
                 )
             for column, ch in enumerate(line, start=1):
                 if ch != EMPTY and not ("A" <= ch <= "Z" or "a" <= ch <= "z"):
                     raise BoardError(
-                        f"{source}, line {number}, column {column}: unknown character {ch!r} "
+                        f"{source}, {unit} {number}, column {column}: unknown character {ch!r} "
                         "(expected '.', a letter A-Z, or a lowercase letter for a joker)"
                     )
             checked.append(line)
@@ -95,8 +98,18 @@ class Board:
     def centre_square(self) -> tuple[int, int]:
         return (self.size // 2, self.size // 2)
 
-    def tile_count(self) -> int:
-        return sum(self.size - row.count(EMPTY) for row in self.rows)
+    def tile_counts(self) -> dict[str, int]:
+        """Tiles on the board by letter, jokers counted under `?` (cached: boards are frozen)."""
+        counts = self.__dict__.get("_tile_counts")
+        if counts is None:
+            counts = {}
+            for row in self.rows:
+                for cell in row:
+                    if cell != EMPTY:
+                        key = "?" if cell.islower() else cell
+                        counts[key] = counts.get(key, 0) + 1
+            self.__dict__["_tile_counts"] = counts
+        return counts
 
     def with_tiles(self, tiles: Iterable[tuple[int, int, str]]) -> Board:
         """A new board with cells set ((row, col, cell) with cell a letter, lowercase = joker)."""

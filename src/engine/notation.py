@@ -142,6 +142,10 @@ def _error(text: str, scanner: _Scanner, exc: _Unreadable) -> NotationError:
     return NotationError(text, exc.position + 1, exc.expected, _found(scanner.text, exc.position))
 
 
+# Comment boxes turn '-' into en or em dashes; some players write a colon.
+_PREFIX_SEPARATORS = ("-", "–", "—", ":")
+
+
 def _prefix(s: _Scanner) -> str | None:
     """`P19-T1 -`: game and round of an online game, kept as written (upper case)."""
     start = s.pos
@@ -157,7 +161,9 @@ def _prefix(s: _Scanner) -> str | None:
     if not rnd:
         s.fail("a round number after 'T'")
     s.skip_space()
-    s.expect("-", "'-' after the game and round prefix")
+    if s.peek() not in _PREFIX_SEPARATORS:
+        s.fail("'-' after the game and round prefix")
+    s.pos += 1
     s.skip_space()
     return f"P{int(game)}-T{int(rnd)}"
 
@@ -180,7 +186,7 @@ def _coordinate(s: _Scanner) -> tuple[int, int, bool]:
     col = int(column)
     if col < 1 or col > 99:
         s.pos -= len(column) if across else len(column) + 1
-        s.fail("a column number from 1")
+        s.fail("a column number from 1 to 99")
     return ord(row.upper()) - ord("A"), col - 1, across
 
 
@@ -198,12 +204,21 @@ def _tile(s: _Scanner) -> tuple[str, bool] | None:
     return letter.upper(), letter.islower()
 
 
-def _word(s: _Scanner) -> tuple[str, tuple[int, ...], Chosen | None]:
+def _word(s: _Scanner) -> tuple[str, tuple[int, ...], Chosen | None, bool]:
+    """The word, its joker indexes, the `[X]` letter, and whether capitals were written.
+
+    A lowercase letter marks a joker only beside capitals (`JUcATOR`); in a word written
+    without capitals (`ju(c)ator`, `vara`) lowercase letters are plain and only `( )` marks
+    a joker.
+    """
     letters: list[str] = []
     jokers: list[int] = []
-    written_lower: list[int] = []
+    lowercase: list[int] = []
+    capitals = False
     chosen: Chosen | None = None
     while True:
+        if s.peek() == "(" and s.peek(1).isdigit():
+            break  # a claimed score such as `(52 p)` written straight after the word
         bracket = s.peek() == "["
         if bracket:
             if chosen is not None:
@@ -219,35 +234,36 @@ def _word(s: _Scanner) -> tuple[str, tuple[int, ...], Chosen | None]:
         if bracket:
             s.expect("]", "']' closing the completiv letter")
             chosen = Chosen(letter, joker, len(letters))
-        if joker:
+        if paren:
             jokers.append(len(letters))
-            if not paren:
-                written_lower.append(len(letters))
+        elif joker:
+            lowercase.append(len(letters))
+        else:
+            capitals = True
         letters.append(letter)
     if not letters:
         s.fail("the word (letters A-Z, jokers as '(C)')")
-    if len(written_lower) == len(letters) and len(letters) > 1:
-        # A word written wholly in lower case is plain letters: a lowercase letter marks a
-        # joker only beside capitals.
-        jokers = []
-        if chosen is not None:
-            chosen = Chosen(chosen.letter, False, chosen.at)
-    return "".join(letters), tuple(jokers), chosen
+    if capitals:
+        jokers = sorted(jokers + lowercase)
+    elif chosen is not None and chosen.at in lowercase:
+        chosen = Chosen(chosen.letter, False, chosen.at)
+    return "".join(letters), tuple(jokers), chosen, capitals
 
 
-def _chosen_after(s: _Scanner) -> Chosen | None:
-    """`+J` (or `+(J)`, `+j` for the stock's joker) written after the word."""
+def _chosen_after(s: _Scanner, capitals: bool) -> Chosen | None:
+    """`+J` (or `+(J)`, or `+j` after a word in capitals, for the stock's joker)."""
     start = s.pos
     s.skip_space()
     if not s.take("+"):
         s.pos = start
         return None
     s.skip_space()
+    paren = s.peek() == "("
     tile = _tile(s)
     if tile is None:
         s.fail("the completiv letter after '+'")
     letter, joker = tile
-    return Chosen(letter, joker, None)
+    return Chosen(letter, paren or (joker and capitals), None)
 
 
 def _claim(s: _Scanner) -> int | None:
@@ -266,6 +282,9 @@ def _claim(s: _Scanner) -> int | None:
     if not number:
         s.fail("a claimed score such as '= 52 p'")
     s.skip_space()
+    if s.text[s.pos : s.pos + 3].lower() == "de ":
+        s.pos += 3
+        s.skip_space()
     unit_start = s.pos
     while s.peek().isalpha() or s.peek() == ".":
         s.pos += 1
@@ -293,9 +312,9 @@ def parse_move(text: str) -> Move | NotationError:
         if not s.take(":") and s.pos > 0 and not s.text[s.pos - 1].isspace():
             s.fail("':' after the coordinate")
         s.skip_space()
-        word, jokers, chosen = _word(s)
+        word, jokers, chosen, capitals = _word(s)
         mark = s.pos
-        after = _chosen_after(s)
+        after = _chosen_after(s, capitals)
         if after is not None:
             if chosen is not None:
                 s.pos = s.text.index("+", mark)

@@ -2,8 +2,9 @@
 
 The word is written whole, so its letters already on the board must match what is there;
 the rest are the tiles laid now. Geometry rules (on the board, whole word, first move on the
-centre, later moves touching the board, at least one new tile) and the rack are checked here;
-the words formed are `scoring`'s business.
+centre, later moves touching the board, at least one new tile), the tile set (no real K, no
+more tiles than a rack holds or the bag has) and the rack are checked here; the words formed
+are `scoring`'s business.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import NamedTuple
 from engine.board import Board, square_name
 from engine.notation import Move
 from engine.rack import Rack
+from engine.ruleset import Ruleset
 from engine.tiles import JOKER
 
 
@@ -41,26 +43,68 @@ class Placement:
         return not self.errors
 
 
-def _rack_errors(tiles: tuple[Tile, ...], rack: Rack, move: Move) -> list[str]:
-    available = rack.counts()
-    if move.chosen is not None:
-        available[JOKER if move.chosen.joker else move.chosen.letter] += 1
+def _count(tiles: tuple[Tile, ...]) -> dict[str, int]:
+    """How many of each tile the move lays (`?` for jokers)."""
     needed: dict[str, int] = {}
     for t in tiles:
         key = JOKER if t.joker else t.letter
         needed[key] = needed.get(key, 0) + 1
+    return needed
+
+
+def _name(tile: str, n: int) -> str:
+    if tile == JOKER:
+        return "joker" if n == 1 else "jokers"
+    return tile
+
+
+def _tile_set_errors(
+    board: Board, move: Move, tiles: tuple[Tile, ...], needed: dict[str, int], ruleset: Ruleset
+) -> list[str]:
+    """Rules that hold with or without a rack: real tiles only, a rack's worth, the bag's."""
     errors = []
+    for letter in sorted(k for k in needed if k != JOKER and k not in ruleset.tile_counts):
+        errors.append(f"{letter} has no tile: only a joker can stand for it, written ({letter})")
+    if len(tiles) > ruleset.rack_size:
+        errors.append(f"the move lays {len(tiles)} tiles, a rack holds at most {ruleset.rack_size}")
+    on_board = board.tile_counts()
     for tile, n in sorted(needed.items()):
-        if n > available[tile]:
-            what = "jokers" if tile == JOKER else f"{tile}"
+        total = ruleset.jokers if tile == JOKER else ruleset.tile_counts.get(tile)
+        if total is not None and n + on_board.get(tile, 0) > total:
             errors.append(
-                f"the move lays {n} {what} but the rack {rack.letters or '(empty)'} "
-                f"holds {available[tile]}"
+                f"the move lays {n} {_name(tile, n)} but the game has {total} and "
+                f"{on_board.get(tile, 0)} already lie on the board"
             )
+    chosen = move.chosen
+    if chosen is not None:
+        if not chosen.joker and chosen.letter not in ruleset.tile_counts:
+            errors.append(
+                f"the completiv letter {chosen.letter} has no tile: take the joker, "
+                f"written +({chosen.letter})"
+            )
+        if chosen.at is not None:
+            r, c = move.squares()[chosen.at]
+            if board.occupied(r, c):
+                errors.append(
+                    f"the completiv letter [{chosen.letter}] is on {square_name(r, c)}, already "
+                    "on the board: mark a tile laid now"
+                )
     return errors
 
 
-def place(board: Board, move: Move, rack: Rack | None = None) -> Placement:
+def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[str]:
+    available = rack.counts()
+    if move.chosen is not None:
+        available[JOKER if move.chosen.joker else move.chosen.letter] += 1
+    return [
+        f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'} "
+        f"holds {available[tile]}"
+        for tile, n in sorted(needed.items())
+        if n > available[tile]
+    ]
+
+
+def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) -> Placement:
     """Lay the move on the board (without changing it) and list every rule it breaks."""
     errors: list[str] = []
     squares = move.squares()
@@ -113,6 +157,8 @@ def place(board: Board, move: Move, rack: Rack | None = None) -> Placement:
         errors.append("the move touches no tile already on the board")
 
     placed = tuple(tiles)
+    needed = _count(placed)
+    errors.extend(_tile_set_errors(board, move, placed, needed, ruleset))
     if rack is not None:
-        errors.extend(_rack_errors(placed, rack, move))
+        errors.extend(_rack_errors(needed, rack, move))
     return Placement(move, placed, tuple(errors))

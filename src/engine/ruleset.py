@@ -23,6 +23,8 @@ PREMIUM_FACTORS = {
     "triple_letter": (3, 1),
     "double_letter": (2, 1),
 }
+# The short names arbiters use on score sheets, by (letter factor, word factor).
+PREMIUM_LABELS = {(1, 3): "TW", (1, 2): "DW", (3, 1): "TL", (2, 1): "DL"}
 
 
 class RulesetError(ValueError):
@@ -68,8 +70,12 @@ class Ruleset:
         changes: dict[str, Any] = {}
         for key, value in settings.items():
             if key not in allowed:
-                continue
+                raise RulesetError(
+                    f"settings.{key}: not a ruleset field (expected one of {sorted(allowed)})"
+                )
             changes[key] = _non_negative_int(value, f"settings.{key}")
+        if changes.get("rack_size", self.rack_size) < 1:
+            raise RulesetError("settings.rack_size: expected at least 1")
         return replace(self, **changes) if changes else self
 
 

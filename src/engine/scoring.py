@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from engine.board import Board, square_name
 from engine.placement import Placement, Tile
-from engine.ruleset import Ruleset
+from engine.ruleset import PREMIUM_LABELS, Ruleset
 
 
 class Square(NamedTuple):
@@ -51,9 +51,6 @@ class Score:
     bingo: bool
     bonus: int
     total: int
-
-
-_PREMIUM_NAMES = {(2, 1): "DL", (3, 1): "TL", (1, 2): "DW", (1, 3): "TW"}
 
 
 def _word_through(
@@ -102,7 +99,7 @@ def _score_word(
         total += points
         factor *= wf
         squares.append(
-            Square(square_name(r, c), letter, joker, new, points, _PREMIUM_NAMES.get((lf, wf)))
+            Square(square_name(r, c), letter, joker, new, points, PREMIUM_LABELS.get((lf, wf)))
         )
     return WordScore(
         word="".join(s.letter for s in squares),

@@ -8,6 +8,7 @@ sees A-Z.
 from __future__ import annotations
 
 import string
+import unicodedata
 
 ALPHABET = string.ascii_uppercase
 JOKER = "?"
@@ -20,14 +21,26 @@ _FOLD = str.maketrans(
 )  # fmt: skip
 
 
+_APOSTROPHES = str.maketrans("", "", "'’ʼ")
+
+
 def fold(text: str) -> str:
-    """Replace Romanian diacritics by their base letters, keeping case (Ș → S, ă → a)."""
-    return text.translate(_FOLD)
+    """Replace Romanian diacritics by their base letters, keeping case (Ș → S, ă → a).
+
+    Text is first composed (NFC), so that a letter typed as A plus a combining breve folds
+    like Ă does.
+    """
+    return unicodedata.normalize("NFC", text).translate(_FOLD)
 
 
 def fold_word(word: str) -> str | None:
-    """A word-list entry as the engine stores it: folded, upper case, A-Z only; else None."""
-    folded = fold(word.strip())
+    """A word-list entry as the engine stores it: folded, upper case, A-Z only; else None.
+
+    Apostrophes are dropped (the federation accepts words written with one, and tiles carry
+    no apostrophe); anything else outside A-Z after folding (hyphenated compounds, digits,
+    other alphabets) makes the entry no word.
+    """
+    folded = fold(word.strip()).translate(_APOSTROPHES)
     if folded and folded.isascii() and folded.isalpha():
         return folded.upper()
     return None

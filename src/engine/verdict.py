@@ -40,14 +40,12 @@ def check_move(
     rack: Rack | None = None,
 ) -> Verdict:
     """Judge a parsed move on a board; `dictionary=None` skips the word check."""
-    errors: list[str] = []
     if board.size != ruleset.board_size:
-        errors.append(
-            f"the board is {board.size}x{board.size}, {ruleset.name} plays on "
-            f"{ruleset.board_size}x{ruleset.board_size}"
-        )
-    placement = place(board, move, rack)
-    errors.extend(placement.errors)
+        size = ruleset.board_size
+        error = f"the board is {board.size}x{board.size}, {ruleset.name} plays on {size}x{size}"
+        return Verdict(move, False, 0, (), False, 0, (), (error,), (), 0)
+    placement = place(board, move, ruleset, rack)
+    errors = list(placement.errors)
     score = score_placement(board, placement, ruleset)
     if placement.tiles and not score.words:
         errors.append("the move forms no word of two letters or more")

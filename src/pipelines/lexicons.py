@@ -29,13 +29,12 @@ import lzma
 import os
 import re
 import tempfile
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.dictionary import Dictionary, canonical_word_bytes, dictionary_sha256
 from engine.lexicon import Lexicon, LexiconError
-from engine.tiles import ALPHABET, fold
+from engine.tiles import ALPHABET, fold_word
 
 DEFAULT_SPEC = "default"
 DEFAULT_NAME = "ro-frs (rospell, filtered)"
@@ -92,16 +91,16 @@ def parse_word_list(text: str, source: str = "<text>", allow_empty: bool = False
     """
     words: set[str] = set()
     for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
-        line = unicodedata.normalize("NFC", raw).strip()
+        line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        folded = fold(line)
-        if not (folded.isascii() and folded.isalpha()):
+        folded = fold_word(line)
+        if folded is None:
             raise WordListError(
                 f"{source}, line {number}: {line!r} is not one word of letters A-Z "
                 "(diacritics ĂÂÎȘȚ are folded); fix or delete the line, or comment it out with #"
             )
-        words.add(folded.upper())
+        words.add(folded)
     if not words and not allow_empty:
         raise WordListError(f"{source}: no words (one word per line expected)")
     ordered = tuple(sorted(words))

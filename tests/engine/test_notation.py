@@ -38,10 +38,25 @@ def test_word_written_wholly_in_lower_case_is_plain_letters():
     assert parse_move("h8: vara") == Move(7, 7, True, "VARA")
 
 
+def test_word_in_lower_case_keeps_only_its_bracketed_jokers():
+    assert parse_move("h8: ju(c)ator") == Move(7, 7, True, "JUCATOR", jokers=(2,))
+    assert parse_move("H8: înv(â)rt").jokers == (3,)
+    assert parse_move("h4: jucator +j").chosen == Chosen("J", False, None)
+    assert parse_move("H4: JUCATOR +j").chosen == Chosen("J", True, None)
+
+
+def test_decomposed_diacritics_are_read_like_composed_ones():
+    import unicodedata
+
+    text = unicodedata.normalize("NFD", "15A : [D]ILUARĂM (167 p)")
+    assert parse_move(text).word == "DILUARAM"
+
+
 @pytest.mark.parametrize(
     ("text", "claimed"),
     [("H8: VARA = 52 p", 52), ("H8: VARA = 52", 52), ("H8: VARA 52 puncte", 52),
-     ("H8: VARA (52 p)", 52), ("H8: VARA = 52 p.", 52), ("H8: VARA=52p", 52)],
+     ("H8: VARA (52 p)", 52), ("H8: VARA = 52 p.", 52), ("H8: VARA=52p", 52),
+     ("H8: VARA = 52 de puncte", 52), ("H8: VARA(52 p)", 52)],
 )  # fmt: skip
 def test_claimed_score_forms(text, claimed):
     assert parse_move(text).claimed == claimed
@@ -50,6 +65,11 @@ def test_claimed_score_forms(text, claimed):
 def test_online_game_and_round_prefix():
     move = parse_move("P19-T1 - H4: JU(C)ATOR = 52 p")
     assert move == Move(7, 3, True, "JUCATOR", (2,), None, 52, "P19-T1")
+
+
+@pytest.mark.parametrize("separator", ["-", "–", "—", ":"])
+def test_prefix_separator_may_be_a_dash_of_any_length_or_a_colon(separator):
+    assert parse_move(f"P19-T1 {separator} H4: JUCATOR").prefix == "P19-T1"
 
 
 def test_completiv_letter_in_square_brackets():
@@ -164,7 +184,9 @@ notation_alphabet = st.sampled_from([*"HhP8-1T5:=()[]+ ap?puncteĂșţ.\t\n0", "
 
 @given(st.text() | st.text(notation_alphabet, max_size=40))
 def test_parse_never_raises_on_arbitrary_text(text):
-    for result in (parse_move(text), parse_replacement(text)):
-        assert isinstance(result, (Move, Replacement, NotationError))
+    move, replacement = parse_move(text), parse_replacement(text)
+    assert isinstance(move, (Move, NotationError))
+    assert isinstance(replacement, (Replacement, NotationError))
+    for result in (move, replacement):
         if isinstance(result, NotationError):
             assert 1 <= result.position <= len(text) + 1

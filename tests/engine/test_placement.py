@@ -84,15 +84,46 @@ def test_tiles_must_be_on_the_rack(board_with, ruleset):
 
 def test_joker_in_the_word_needs_a_joker_on_the_rack(board_with, ruleset):
     assert errors_of(board_with(), "H8: V(A)RA", ruleset, rack="VARA") == (
-        "the move lays 1 jokers but the rack VARA holds 0",
+        "the move lays 1 joker but the rack VARA holds 0",
     )
     assert errors_of(board_with(), "H8: V(A)RA", ruleset, rack="VAR?") == ()
 
 
 def test_letters_without_tiles_are_playable_only_as_jokers(board_with, ruleset, small_dictionary):
     assert errors_of(board_with(), "H8: (K)I(W)I", ruleset, small_dictionary, rack="??II") == ()
-    assert errors_of(board_with(), "H8: KI(W)I", ruleset, rack="?II") == (
-        "the move lays 1 K but the rack ?II holds 0",
+    assert errors_of(board_with(), "H8: KI(W)I", ruleset) == (
+        "K has no tile: only a joker can stand for it, written (K)",
+    )
+
+
+def test_a_move_lays_at_most_a_rack_of_tiles(board_with, ruleset):
+    errors = errors_of(board_with(), "H1: ABCDEFGILMNOPRS", ruleset)
+    assert errors == ("the move lays 15 tiles, a rack holds at most 7",)
+
+
+def test_a_move_cannot_lay_more_copies_than_the_game_has(board_with, ruleset):
+    assert errors_of(board_with(), "H8: XX", ruleset) == (
+        "the move lays 2 X but the game has 1 and 0 already lie on the board",
+    )
+    board = board_with(("H8", "VaRa"))
+    assert errors_of(board, "I7: (A)LE", ruleset) == (
+        "the move lays 1 joker but the game has 2 and 2 already lie on the board",
+    )
+
+
+def test_completiv_letter_must_be_a_tile_of_the_game(board_with, ruleset):
+    errors = errors_of(board_with(), "H8: KA(K)I +K", ruleset, rack="AI?")
+    assert errors == (
+        "K has no tile: only a joker can stand for it, written (K)",
+        "the completiv letter K has no tile: take the joker, written +(K)",
+    )
+    assert errors_of(board_with(), "H8: (K)A(K)I +(K)", ruleset, rack="AI?") == ()
+
+
+def test_completiv_letter_marked_in_place_must_be_laid_now(board_with, ruleset):
+    board = board_with(("F13", "FAR"))
+    assert errors_of(board, "15A: DILUA[R]AM", ruleset) == (
+        "the completiv letter [R] is on F15, already on the board: mark a tile laid now",
     )
 
 

@@ -99,3 +99,10 @@ def test_game_settings_override_ruleset_fields(ruleset):
     assert (fisf.min_vowels, fisf.min_consonants, fisf.solo_bonus) == (2, 2, 0)
     with pytest.raises(RulesetError, match=r"settings\.solo_bonus"):
         ruleset.with_settings({"solo_bonus": "ten"})
+
+
+def test_unknown_game_setting_is_refused_naming_it(ruleset):
+    with pytest.raises(RulesetError, match=r"^settings\.solo_bonuss: not a ruleset field"):
+        ruleset.with_settings({"solo_bonuss": 5})
+    with pytest.raises(RulesetError, match=r"settings\.rack_size: expected at least 1"):
+        ruleset.with_settings({"rack_size": 0})

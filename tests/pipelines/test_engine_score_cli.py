@@ -38,12 +38,15 @@ def test_score_human_view_draws_the_board_and_lists_the_words():
 
 
 def test_invalid_move_exits_1_and_names_every_broken_rule(tmp_path):
-    result = score("--board", str(DILUARAM), "--move", "15A: DILUARAM", "--rack", "ILUAAM",
+    result = score("--board", str(DILUARAM), "--move", "15A: DILUARAX", "--rack", "ILUAAM",
                    "--no-words", "--json")  # fmt: skip
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert data["valid"] is False and data["score"] == 0
-    assert data["errors"] == ["the move lays 1 D but the rack ILUAAM holds 0"]
+    assert data["errors"] == [
+        "the move lays 1 D but the rack ILUAAM holds 0",
+        "the move lays 1 X but the rack ILUAAM holds 0",
+    ]
 
 
 def test_word_check_uses_the_given_word_list(tmp_path):
@@ -62,6 +65,9 @@ def test_board_file_of_the_wrong_size_names_file_and_line(tmp_path):
     result = score("--board", str(board), "--move", "H8: VARA", "--no-words")
     assert result.exit_code == 2
     assert "expected 15 lines, found 2" in result.stderr and "short.txt" in result.stderr
+    board.write_text("\n".join(["." * 15] * 7 + ["." * 16] + ["." * 15] * 7))
+    result = score("--board", str(board), "--move", "H8: VARA", "--no-words")
+    assert "short.txt, line 8: expected 15 characters, found 16" in result.stderr
 
 
 def test_board_file_with_unknown_characters_names_line_and_column(tmp_path):
@@ -80,11 +86,51 @@ def test_missing_board_file_says_what_to_give(tmp_path):
     assert "not found" in result.stderr
 
 
-def test_unknown_letter_on_the_rack_is_an_error():
-    result = score("--board", str(DILUARAM), "--move", "H8: VARA", "--rack", "VARAK",
-                   "--no-words", "--json")  # fmt: skip
-    assert result.exit_code == 1
+def test_rack_no_bag_could_give_is_unusable_input_exit_2():
+    args = ["--board", str(DILUARAM), "--move", "H8: VARA", "--rack", "VARAK", "--no-words"]
+    result = score(*args, "--json")
+    assert result.exit_code == 2
     assert "K has no tile" in json.loads(result.stdout)["errors"][0]
+    human = score(*args)
+    assert human.exit_code == 2
+    assert "K has no tile" in human.stderr
+
+
+def test_unreadable_move_json_is_one_plain_line_even_when_colour_is_forced():
+    result = runner.invoke(
+        app,
+        ["engine", "score", "--board", str(DILUARAM), "--move", "H8 = VARA", "--no-words",
+         "--json"],
+        env={"FORCE_COLOR": "1"},
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == 1
+    assert json.loads(result.stdout)["valid"] is False
+
+
+def test_board_file_with_a_byte_order_mark_is_read(tmp_path):
+    board = tmp_path / "bom.txt"
+    board.write_text(DILUARAM.read_text(), encoding="utf-8-sig")
+    result = score("--board", str(board), "--move", "15A: [D]ILUARAM", "--no-words", "--json")
+    assert json.loads(result.stdout)["score"] == 167
+
+
+def test_batch_file_with_a_byte_order_mark_is_read(tmp_path):
+    batch = tmp_path / "bom.jsonl"
+    line = json.dumps({"board": DILUARAM.read_text().splitlines(), "move": "15A: [D]ILUARAM"})
+    batch.write_text(line + "\n", encoding="utf-8-sig")
+    result = score("--batch", str(batch), "--no-words")
+    assert json.loads(result.stdout)["score"] == 167
+
+
+def test_batch_board_errors_name_the_batch_line_and_the_board_row(tmp_path):
+    rows = ["." * 15] * 15
+    rows[4] = "....#.........."
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps({"board": rows, "move": "H8: VARA"}) + "\n")
+    result = score("--batch", str(batch), "--no-words")
+    error = json.loads(result.stdout)["errors"][0]
+    assert "b.jsonl, line 1, board, row 5, column 5: unknown character '#'" in error
 
 
 def test_unreadable_move_is_reported_with_the_character():
@@ -113,7 +159,7 @@ def test_batch_scores_every_line_in_order_and_goes_on_after_a_bad_line(tmp_path)
     assert [r["line"] for r in out] == [1, 2, 3, 5, 6, 7]
     assert [r["score"] for r in out] == [167, 0, 0, 22, 0, 0]
     assert "line 2: malformed JSON" in out[1]["errors"][0]
-    assert "line 3: expected 15 lines, found 3" in out[2]["errors"][0]
+    assert "line 3, board: expected 15 rows, found 3" in out[2]["errors"][0]
     assert "line 6: expected a JSON object" in out[4]["errors"][0]
     assert "line 7: 'move' must be a string" in out[5]["errors"][0]
 
