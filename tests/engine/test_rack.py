@@ -3,7 +3,6 @@
 import pytest
 
 from engine.rack import Rack, RackError
-from engine.tiles import fold, fold_word
 
 
 def test_rack_reads_letters_and_jokers_in_any_case(ruleset):
@@ -32,11 +31,3 @@ def test_more_copies_than_the_bag_holds_are_refused(ruleset):
         Rack.parse("XX", ruleset)
     with pytest.raises(RackError, match="3 jokers, the bag holds only 2"):
         Rack.parse("???", ruleset)
-
-
-def test_diacritics_fold_to_their_base_letters_in_both_cases():
-    assert fold("ĂÂÎȘŞȚŢ ăâîșşțţ") == "AAISSTT aaisstt"
-    assert fold_word(" Vară\n") == "VARA"
-    assert fold_word("tam-tam") is None
-    assert fold_word("straße") is None
-    assert fold_word("") is None

@@ -34,6 +34,25 @@ def test_k_q_w_y_have_no_tiles(ruleset):
     assert not ruleset.jokers_only & set(ruleset.tile_counts)
 
 
+RULES_PREMIUMS = {
+    "TW": "A1 A8 A15 H1 H15 O1 O8 O15",
+    "DW": "B2 B14 C3 C13 D4 D12 E5 E11 H8 K5 K11 L4 L12 M3 M13 N2 N14",
+    "TL": "B6 B10 F2 F6 F10 F14 J2 J6 J10 J14 N6 N10",
+    "DL": "A4 A12 C7 C9 D1 D8 D15 G3 G7 G9 G13 H4 H12 I3 I7 I9 I13 L1 L8 L15 M7 M9 O4 O12",
+}
+
+
+def test_premium_squares_are_those_listed_in_the_rules(ruleset):
+    labels = {(1, 3): "TW", (1, 2): "DW", (3, 1): "TL", (2, 1): "DL"}
+    found: dict[str, set[str]] = {label: set() for label in labels.values()}
+    for r in range(15):
+        for c in range(15):
+            factors = (ruleset.letter_factor[r][c], ruleset.word_factor[r][c])
+            if factors != (1, 1):
+                found[labels[factors]].add(f"{chr(65 + r)}{c + 1}")
+    assert found == {label: set(squares.split()) for label, squares in RULES_PREMIUMS.items()}
+
+
 def test_ro_frs_bonuses_and_draw_minimums(ruleset):
     assert (ruleset.bingo_bonus, ruleset.solo_bonus, ruleset.rack_size) == (50, 10, 7)
     assert (ruleset.min_vowels, ruleset.min_consonants) == (1, 1)
