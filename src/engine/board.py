@@ -19,11 +19,11 @@ class BoardError(ValueError):
     """A board text is malformed; the message names the line and the problem."""
 
 
-_SQUARE_NAMES = tuple(tuple(f"{chr(ord('A') + r)}{c + 1}" for c in range(26)) for r in range(26))
+SQUARE_NAMES = tuple(tuple(f"{chr(ord('A') + r)}{c + 1}" for c in range(26)) for r in range(26))
 
 
 def square_name(row: int, col: int) -> str:
-    return _SQUARE_NAMES[row][col]
+    return SQUARE_NAMES[row][col]
 
 
 @dataclass(frozen=True)

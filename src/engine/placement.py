@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.board import Board, square_name
+from engine.board import EMPTY, Board, square_name
 from engine.notation import Move
 from engine.rack import Rack
 from engine.ruleset import Ruleset
@@ -94,53 +94,58 @@ def _tile_set_errors(
 
 def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[str]:
     available = rack.counts()
-    if move.chosen is not None:
-        available[JOKER if move.chosen.joker else move.chosen.letter] += 1
-    return [
-        f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'} "
-        f"holds {available[tile]}"
-        for tile, n in sorted(needed.items())
-        if n > available[tile]
-    ]
+    chosen = move.chosen
+    extra = (JOKER if chosen.joker else chosen.letter) if chosen is not None else None
+    errors = []
+    for tile, n in sorted(needed.items()):
+        held = available.get(tile, 0) + (tile == extra)
+        if n > held:
+            errors.append(
+                f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'} "
+                f"holds {held}"
+            )
+    return errors
 
 
 def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) -> Placement:
     """Lay the move on the board (without changing it) and list every rule it breaks."""
     errors: list[str] = []
+    n = board.size
     squares = move.squares()
-    off = [i for i, (r, c) in enumerate(squares) if not board.in_bounds(r, c)]
-    if off:
-        if off[0] == 0:
-            errors.append(f"{move.coordinate} is not a square of the board")
-        else:
-            last_on_board = square_name(*squares[off[0] - 1])
-            errors.append(f"{move.word} runs off the board after {last_on_board}")
-        return Placement(move, (), tuple(errors))
+    row, col = squares[0]
+    if not (0 <= row < n and 0 <= col < n):
+        return Placement(move, (), (f"{move.coordinate} is not a square of the board",))
+    end_row, end_col = squares[-1]
+    if end_row >= n or end_col >= n:
+        last_on_board = square_name(min(end_row, n - 1), min(end_col, n - 1))
+        return Placement(move, (), (f"{move.word} runs off the board after {last_on_board}",))
 
-    jokers = set(move.jokers)
+    rows = board.rows
+    jokers = move.jokers
     tiles: list[Tile] = []
     touches = False
     for i, (r, c) in enumerate(squares):
         letter = move.word[i]
-        on_board = board.letter(r, c)
-        if on_board is not None:
+        cell = rows[r][c]
+        if cell != EMPTY:
             touches = True
-            if on_board != letter:
+            if cell.upper() != letter:
+                held = cell.upper()
                 errors.append(
-                    f"square {square_name(r, c)} holds {on_board}, the move writes {letter} there"
+                    f"square {square_name(r, c)} holds {held}, the move writes {letter} there"
                 )
             continue
-        tiles.append(Tile(r, c, letter, i in jokers))
+        tiles.append(tuple.__new__(Tile, (r, c, letter, i in jokers)))
         if not touches:
-            touches = any(
-                board.occupied(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            touches = (
+                (r > 0 and rows[r - 1][c] != EMPTY)
+                or (r < n - 1 and rows[r + 1][c] != EMPTY)
+                or (c > 0 and rows[r][c - 1] != EMPTY)
+                or (c < n - 1 and rows[r][c + 1] != EMPTY)
             )
 
     dr, dc = (0, 1) if move.across else (1, 0)
-    before = (move.row - dr, move.col - dc)
-    last = squares[-1]
-    after = (last[0] + dr, last[1] + dc)
-    for (r, c), side in ((before, "before"), (after, "after")):
+    for (r, c), side in (((row - dr, col - dc), "before"), ((end_row + dr, end_col + dc), "after")):
         if board.occupied(r, c):
             errors.append(
                 f"the word continues {side} it on {square_name(r, c)} ({board.letter(r, c)}): "

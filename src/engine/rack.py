@@ -39,8 +39,12 @@ class Rack:
                 raise RackError(f"rack {text!r}: {n} {name}, the bag holds only {bag}")
         return cls(letters)
 
-    def counts(self) -> Counter[str]:
-        return Counter(self.letters)
+    def counts(self) -> dict[str, int]:
+        """Tiles on the rack by letter, `?` for jokers (cached: racks are frozen)."""
+        counts = self.__dict__.get("_counts")
+        if counts is None:
+            counts = self.__dict__["_counts"] = dict(Counter(self.letters))
+        return counts
 
     @property
     def jokers(self) -> int:

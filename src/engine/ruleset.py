@@ -52,6 +52,17 @@ class Ruleset:
     letter_factor: tuple[tuple[int, ...], ...] = field(repr=False)
     word_factor: tuple[tuple[int, ...], ...] = field(repr=False)
     sha256: str = ""
+    # The premium's short name on each square (None for a plain square), for explanations.
+    premium_labels: tuple[tuple[str | None, ...], ...] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        labels = tuple(
+            tuple(PREMIUM_LABELS.get(factors) for factors in zip(lf, wf, strict=True))
+            for lf, wf in zip(self.letter_factor, self.word_factor, strict=True)
+        )
+        object.__setattr__(self, "premium_labels", labels)
 
     def value(self, letter: str) -> int:
         """Points of a real tile; letters without tiles (K, Q, W, Y) only come as jokers."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.board import Board, square_name
+from engine.board import EMPTY, SQUARE_NAMES, Board
 from engine.placement import Placement, Tile
-from engine.ruleset import PREMIUM_LABELS, Ruleset
+from engine.ruleset import Ruleset
 
 
 class Square(NamedTuple):
@@ -83,26 +83,29 @@ def _score_word(
 ) -> WordScore:
     values = ruleset.tile_values
     rows = board.rows
+    names, premiums, new_square = SQUARE_NAMES, ruleset.premium_labels, tuple.__new__
     total = 0
     factor = 1
     squares = []
+    letters = []
     for r, c in run:
-        tile = laid.get((r, c))
-        if tile is None:
-            cell = rows[r][c]
-            letter, joker, new = cell.upper(), cell.islower(), False
-            lf = wf = 1
+        cell = rows[r][c]
+        if cell != EMPTY:
+            letter = cell.upper()
+            points = values.get(cell, 0)  # a lowercase joker has no value
+            square = (names[r][c], letter, letter != cell, False, points, None)
         else:
-            letter, joker, new = tile.letter, tile.joker, True
-            lf, wf = ruleset.letter_factor[r][c], ruleset.word_factor[r][c]
-        points = 0 if joker else values.get(letter, 0) * lf
+            tile = laid[r, c]
+            letter = tile.letter
+            lf = ruleset.letter_factor[r][c]
+            factor *= ruleset.word_factor[r][c]
+            points = 0 if tile.joker else values.get(letter, 0) * lf
+            square = (names[r][c], letter, tile.joker, True, points, premiums[r][c])
         total += points
-        factor *= wf
-        squares.append(
-            Square(square_name(r, c), letter, joker, new, points, PREMIUM_LABELS.get((lf, wf)))
-        )
+        letters.append(letter)
+        squares.append(new_square(Square, square))
     return WordScore(
-        word="".join(s.letter for s in squares),
+        word="".join(letters),
         squares=tuple(squares),
         word_factor=factor,
         score=total * factor,
@@ -118,9 +121,17 @@ def score_placement(board: Board, placement: Placement, ruleset: Ruleset) -> Sco
     main_run = _word_through(board.rows, laid, move.row, move.col, move.across)
     if len(main_run) >= 2:
         words.append(_score_word(board, laid, main_run, ruleset, main=True))
+    rows, last = board.rows, board.size - 1
     for tile in placement.tiles:
-        cross = _word_through(board.rows, laid, tile.row, tile.col, not move.across)
-        if len(cross) >= 2:
+        r, c = tile.row, tile.col
+        # A cross word needs a board tile beside the new one, across the move's line (the
+        # move's other tiles all lie on that line).
+        if move.across:
+            beside = (r > 0 and rows[r - 1][c] != EMPTY) or (r < last and rows[r + 1][c] != EMPTY)
+        else:
+            beside = (c > 0 and rows[r][c - 1] != EMPTY) or (c < last and rows[r][c + 1] != EMPTY)
+        if beside:
+            cross = _word_through(rows, laid, r, c, not move.across)
             words.append(_score_word(board, laid, cross, ruleset, main=False))
     bingo = len(placement.tiles) == ruleset.rack_size
     bonus = ruleset.bingo_bonus if bingo else 0
