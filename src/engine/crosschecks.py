@@ -49,7 +49,7 @@ def _grid(board: Board) -> tuple[list[list[int]], list[list[int]]]:
 
 
 def _cross_check(
-    lexicon: Lexicon, two_letter: frozenset[str], before: list[int], after: list[int]
+    lexicon: Lexicon, two_letter: frozenset[str], before: tuple[int, ...], after: tuple[int, ...]
 ) -> int:
     """Letters L such that before + L + after is a word (two-letter words: on the list too)."""
     children = lexicon.children
@@ -76,21 +76,66 @@ def _cross_check(
     return mask
 
 
+CrossCache = dict[tuple[tuple[int, ...], tuple[int, ...]], int]
+
+
+def _oriented(board: Board, across: bool) -> tuple[str, ...]:
+    return board.rows if across else tuple("".join(col) for col in zip(*board.rows, strict=True))
+
+
+def changed_lines(old: Board, new: Board, across: bool) -> set[int] | None:
+    """The lines whose cells, cross-checks or anchors can differ between two boards.
+
+    A square that changed changes its own line, and the cross-checks of the two squares just
+    beyond the perpendicular run of tiles through it (in either board). None when every line
+    must be recomputed (another size, or an empty board and its centre anchor).
+    """
+    if old.size != new.size or old.is_empty() or new.is_empty():
+        return None
+    before, after = _oriented(old, across), _oriented(new, across)
+    size = new.size
+    lines: set[int] = set()
+    for r in range(size):
+        if before[r] == after[r]:
+            continue
+        for c in range(size):
+            if before[r][c] == after[r][c]:
+                continue
+            lines.add(r)
+            for rows in (before, after):
+                up = r
+                while up > 0 and rows[up - 1][c] != ".":
+                    up -= 1
+                down = r
+                while down + 1 < size and rows[down + 1][c] != ".":
+                    down += 1
+                lines.update(line for line in (up - 1, down + 1) if 0 <= line < size)
+    return lines
+
+
 def board_lines(
     board: Board,
     ruleset: Ruleset,
     lexicon: Lexicon,
     two_letter: frozenset[str],
     across: bool,
+    cache: CrossCache | None = None,
+    previous: tuple[list[Line], set[int]] | None = None,
 ) -> list[Line]:
-    """The lines of `board` for moves across (its rows) or down (its columns)."""
+    """The lines of `board` for moves across (its rows) or down (its columns).
+
+    `cache` keeps cross-check masks between positions played with the same lexicon and
+    two-letter list; `previous` gives the lines of an earlier board and which of them
+    changed (`changed_lines`): the others are reused as they are. Consecutive positions of a
+    game share most of both.
+    """
     cells, jokers = _grid(board)
     size = board.size
+    points = [ruleset.value(chr(65 + i)) for i in range(26)]
     values = [
-        [0 if cells[r][c] == EMPTY or jokers[r][c] else ruleset.value(chr(65 + cells[r][c]))
-         for c in range(size)]
+        [0 if cells[r][c] == EMPTY or jokers[r][c] else points[cells[r][c]] for c in range(size)]
         for r in range(size)
-    ]  # fmt: skip
+    ]
     letter_factor = [list(row) for row in ruleset.letter_factor]
     word_factor = [list(row) for row in ruleset.word_factor]
     centre = board.centre_square()
@@ -101,8 +146,29 @@ def board_lines(
         )
         centre = (centre[1], centre[0])
     empty_board = all(cell == EMPTY for row in cells for cell in row)
+    tiled = [any(cell != EMPTY for cell in row) for row in cells]
+    untouched = (ANY_LETTER,) * size
+    no_cross = (NO_CROSS,) * size
     lines = []
     for r in range(size):
+        if previous is not None and r not in previous[1]:
+            lines.append(previous[0][r])
+            continue
+        near = tiled[r] or (r > 0 and tiled[r - 1]) or (r + 1 < size and tiled[r + 1])
+        if not near and not (empty_board and r == centre[0]):
+            lines.append(
+                Line(
+                    r,
+                    tuple(cells[r]),
+                    tuple(values[r]),
+                    untouched,
+                    no_cross,
+                    tuple(letter_factor[r]),
+                    tuple(word_factor[r]),
+                    (),
+                )
+            )
+            continue
         masks = [ANY_LETTER] * size
         cross = [NO_CROSS] * size
         anchors = []
@@ -125,9 +191,16 @@ def board_lines(
             bottom = r
             while bottom + 1 < size and cells[bottom + 1][c] != EMPTY:
                 bottom += 1
-            before = [cells[i][c] for i in range(top, r)]
-            after = [cells[i][c] for i in range(r + 1, bottom + 1)]
-            masks[c] = _cross_check(lexicon, two_letter, before, after)
+            before = tuple(cells[i][c] for i in range(top, r))
+            after = tuple(cells[i][c] for i in range(r + 1, bottom + 1))
+            if cache is None:
+                masks[c] = _cross_check(lexicon, two_letter, before, after)
+            else:
+                mask = cache.get((before, after))
+                if mask is None:
+                    mask = _cross_check(lexicon, two_letter, before, after)
+                    cache[(before, after)] = mask
+                masks[c] = mask
             cross[c] = sum(values[i][c] for i in range(top, bottom + 1) if i != r)
         lines.append(
             Line(

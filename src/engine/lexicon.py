@@ -6,6 +6,13 @@ edges, and minimising it (sharing identical suffix graphs) keeps the Romanian li
 680,000 forms to roughly a hundred thousand nodes. Letters are the 26 folded capitals A-Z,
 numbered 0-25 on edges.
 
+Per node it also keeps what the top finder's bounds need: the letters reachable below it, the
+most letters a word can still add, and at which exact distances a word can end. For the whole
+list it keeps a Bloom filter of the letter multisets of its words (`multiset_key`), so the top
+finder can tell at once that a rack, with the board letters a span would cross, makes no word
+at all (then no bingo is possible there; a rack with two jokers asks 351 times, hence a filter
+that rarely says "perhaps" wrongly).
+
 `to_bytes` / `from_bytes` are the cache format (a header with a version and a CRC of the
 payload, then flat little-endian arrays); corrupt or foreign bytes raise `LexiconError` so that
 a cache can rebuild. In memory each node is a small dict `{letter: child}` plus a terminal flag.
@@ -13,19 +20,50 @@ a cache can rebuild. In memory each node is a small dict `{letter: child}` plus 
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import sys
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from itertools import islice, pairwise
 
 from engine.tiles import fold_word
 
 _MAGIC = b"ARBDAWG\x00"
-_VERSION = 1
-_HEADER = struct.Struct("<8sIIIII")  # magic, version, nodes, edges, words, crc32 of payload
+_VERSION = 4
+# magic, version, nodes, edges, words, multiset filter bytes, crc32 of the payload
+_HEADER = struct.Struct("<8sIIIIII")
 _A = ord("A")
+_KEY_MASK = (1 << 64) - 1
+_LENGTHS_MASK = (1 << 32) - 1
+# The multiset filter: a power of two of bits, at least 64 per word, between 2**10 and 2**26
+# (8 MiB for the Romanian list); a key sets three bits, taken from three scramblings of it. A
+# key without a word then passes about once in 100,000.
+_FILTER_MIN_BITS = 10
+_FILTER_MAX_BITS = 26
+_FILTER_PROBES = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
+
+
+def _filter_bits(words: int) -> int:
+    return min(_FILTER_MAX_BITS, max(_FILTER_MIN_BITS, (64 * words - 1).bit_length()))
+
+
+def _filter_slots(key: int, shift: int) -> tuple[int, ...]:
+    return tuple(((key * probe) & _KEY_MASK) >> shift for probe in _FILTER_PROBES)
+
+
+# A fixed 64-bit weight per letter: a multiset of letters is keyed by the sum of its weights,
+# so adding one letter to a key (a joker's choice, a board tile) is one addition.
+LETTER_WEIGHTS: tuple[int, ...] = tuple(
+    int.from_bytes(hashlib.sha256(f"arbitru-letter-{i}".encode()).digest()[:8], "little")
+    for i in range(26)
+)
+
+
+def multiset_key(letters: Iterable[int]) -> int:
+    """The key of a multiset of letters 0-25 (order does not matter)."""
+    return sum(LETTER_WEIGHTS[x] for x in letters) & _KEY_MASK
 
 
 class LexiconError(ValueError):
@@ -77,10 +115,63 @@ def _build(words: list[str]) -> tuple[list[bool], list[dict[int, int]]]:
     return terminal, edges
 
 
+def _parents_first(edges: list[dict[int, int]]) -> list[int]:
+    """The nodes reachable from the root, each before all its children (reverse postorder)."""
+    postorder: list[int] = []
+    seen = {0}
+    stack: list[tuple[int, Iterator[int]]] = [(0, iter(sorted(edges[0].values())))]
+    while stack:
+        node, pending = stack[-1]
+        for child in pending:
+            if child not in seen:
+                seen.add(child)
+                stack.append((child, iter(sorted(edges[child].values()))))
+                break
+        else:
+            stack.pop()
+            postorder.append(node)
+    return postorder[::-1]
+
+
+def _what_follows(children: list[dict[int, int]], terminal: bytes) -> tuple[array, bytes, array]:
+    """Per node: letters reachable below it, most letters still to come, word-end distances."""
+    reach = [0] * len(children)
+    height = bytearray(len(children))
+    lengths = list(terminal)
+    for n in range(len(children) - 1, -1, -1):
+        for letter, child in children[n].items():
+            reach[n] |= (1 << letter) | reach[child]
+            height[n] = max(height[n], min(255, height[child] + 1))
+            lengths[n] |= (lengths[child] << 1) & _LENGTHS_MASK
+    return array("I", reach), bytes(height), array("I", lengths)
+
+
+def _multiset_filter(words: set[str]) -> bytes:
+    """The Bloom filter of the words' letter multisets (see `may_have_multiset`)."""
+    bits = _filter_bits(len(words))
+    bitmap = bytearray(1 << (bits - 3))
+    by_byte = [0] * _A + list(LETTER_WEIGHTS)
+    for word in words:
+        key = sum(map(by_byte.__getitem__, word.encode("ascii"))) & _KEY_MASK
+        for slot in _filter_slots(key, 64 - bits):
+            bitmap[slot >> 3] |= 1 << (slot & 7)
+    return bytes(bitmap)
+
+
 class Lexicon:
     """A minimised DAWG over folded upper-case words; node 0 is the root."""
 
-    __slots__ = ("_children", "_edge_count", "_height", "_reach", "_terminal", "_words")
+    __slots__ = (
+        "_children",
+        "_edge_count",
+        "_height",
+        "_lengths",
+        "_multisets",
+        "_reach",
+        "_shift",
+        "_terminal",
+        "_words",
+    )
 
     def __init__(
         self,
@@ -89,12 +180,17 @@ class Lexicon:
         words: int,
         reach: array,
         height: bytes,
+        lengths: array,
+        multisets: bytes,
     ) -> None:
         self._terminal = terminal
+        self._multisets = multisets
+        self._shift = 64 - (8 * len(multisets)).bit_length() + 1
         self._children = children
         self._words = words
         self._reach = reach
         self._height = height
+        self._lengths = lengths
         self._edge_count = sum(len(c) for c in children)
 
     @classmethod
@@ -113,33 +209,15 @@ class Lexicon:
                 raise LexiconError(f"word {raw!r}: only letters A-Z (after folding) can be stored")
             folded.add(word)
         terminal, edges = _build(sorted(folded))
-        postorder: list[int] = []
-        seen = {0}
-        stack: list[tuple[int, Iterator[int]]] = [(0, iter(sorted(edges[0].values())))]
-        while stack:
-            node, pending = stack[-1]
-            for child in pending:
-                if child not in seen:
-                    seen.add(child)
-                    stack.append((child, iter(sorted(edges[child].values()))))
-                    break
-            else:
-                stack.pop()
-                postorder.append(node)
-        order = {node: i for i, node in enumerate(reversed(postorder))}
-        nodes = sorted(order, key=order.__getitem__)
+        nodes = _parents_first(edges)
+        order = {node: i for i, node in enumerate(nodes)}
         children = [
             {letter: order[child] for letter, child in sorted(edges[node].items())}
             for node in nodes
         ]
         flags = bytes(terminal[node] for node in nodes)
-        reach = [0] * len(nodes)
-        height = bytearray(len(nodes))
-        for n in range(len(nodes) - 1, -1, -1):
-            for letter, child in children[n].items():
-                reach[n] |= (1 << letter) | reach[child]
-                height[n] = max(height[n], min(255, height[child] + 1))
-        return cls(flags, children, len(folded), array("I", reach), bytes(height))
+        reach, height, lengths = _what_follows(children, flags)
+        return cls(flags, children, len(folded), reach, height, lengths, _multiset_filter(folded))
 
     def to_bytes(self) -> bytes:
         first = array("I", [0])
@@ -150,18 +228,22 @@ class Lexicon:
             targets.extend(node.values())
             first.append(len(labels))
         reach = array("I", self._reach)
+        lengths = array("I", self._lengths)
         if sys.byteorder != "little":
             first.byteswap()
             targets.byteswap()
             reach.byteswap()
+            lengths.byteswap()
         payload = b"".join(
             (
                 first.tobytes(),
                 self._terminal,
                 self._height,
                 reach.tobytes(),
+                lengths.tobytes(),
                 bytes(labels),
                 targets.tobytes(),
+                self._multisets,
             )
         )
         header = _HEADER.pack(
@@ -170,6 +252,7 @@ class Lexicon:
             len(self._children),
             len(labels),
             self._words,
+            len(self._multisets),
             zlib.crc32(payload),
         )
         return header + payload
@@ -179,14 +262,17 @@ class Lexicon:
         """Read `to_bytes` output; anything else (truncated, altered, older) is a LexiconError."""
         if len(data) < _HEADER.size:
             raise LexiconError("lexicon bytes truncated: no complete header")
-        magic, version, nodes, edge_count, words, crc = _HEADER.unpack_from(data)
+        magic, version, nodes, edge_count, words, filter_size, crc = _HEADER.unpack_from(data)
         if magic != _MAGIC:
             raise LexiconError("not a lexicon: wrong magic bytes")
         if version != _VERSION:
             raise LexiconError(f"lexicon format version {version}, this engine reads {_VERSION}")
         payload = memoryview(data)[_HEADER.size :]
-        expected = 4 * (nodes + 1) + 6 * nodes + 5 * edge_count
-        if nodes < 1 or len(payload) != expected:
+        expected = 4 * (nodes + 1) + 10 * nodes + 5 * edge_count + filter_size
+        filter_ok = filter_size & (filter_size - 1) == 0 and (
+            1 << (_FILTER_MIN_BITS - 3) <= filter_size <= 1 << (_FILTER_MAX_BITS - 3)
+        )
+        if nodes < 1 or not filter_ok or len(payload) != expected:
             raise LexiconError(
                 f"lexicon bytes have the wrong length ({len(payload)} payload bytes, "
                 f"header says {expected})"
@@ -203,24 +289,30 @@ class Lexicon:
         reach = array("I")
         reach.frombytes(payload[at : at + 4 * nodes])
         at += 4 * nodes
+        lengths = array("I")
+        lengths.frombytes(payload[at : at + 4 * nodes])
+        at += 4 * nodes
         labels = bytes(payload[at : at + edge_count])
         at += edge_count
         targets = array("I")
-        targets.frombytes(payload[at:])
+        targets.frombytes(payload[at : at + 4 * edge_count])
+        at += 4 * edge_count
+        multisets = bytes(payload[at:])
         if sys.byteorder != "little":
             first.byteswap()
             targets.byteswap()
             reach.byteswap()
+            lengths.byteswap()
         if (
             first[0] != 0
             or first[-1] != edge_count
-            or any(a > b for a, b in zip(first, first[1:], strict=False))
+            or any(a > b for a, b in pairwise(first))
             or (edge_count and (max(labels) > 25 or max(targets) >= nodes))
         ):
             raise LexiconError("lexicon bytes inconsistent: edges out of range")
         pairs = zip(labels, targets, strict=True)
         children = [dict(islice(pairs, first[n + 1] - first[n])) for n in range(nodes)]
-        return cls(terminal, children, words, reach, height)
+        return cls(terminal, children, words, reach, height, lengths, multisets)
 
     def __len__(self) -> int:
         return self._words
@@ -269,6 +361,24 @@ class Lexicon:
         """Per node, the most letters a word can still add after it."""
         return self._height
 
+    @property
+    def lengths(self) -> array:
+        """Per node, bit i set when a word ends exactly i letters further (i below 32)."""
+        return self._lengths
+
+    def may_have_multiset(self, key: int) -> bool:
+        """False when no word is an anagram of the multiset with this `multiset_key`.
+
+        True means "perhaps" (a Bloom filter: about one key in 100,000 without a word passes).
+        """
+        bitmap = self._multisets
+        shift = self._shift
+        for probe in _FILTER_PROBES:
+            slot = ((key * probe) & _KEY_MASK) >> shift
+            if not bitmap[slot >> 3] >> (slot & 7) & 1:
+                return False
+        return True
+
     def walk(self, word: str, node: int = 0) -> int | None:
         """The node reached from `node` by the letters of `word` (A-Z), or None."""
         children = self._children
@@ -278,4 +388,3 @@ class Lexicon:
                 return None
             node = nxt
         return node
-

@@ -1,16 +1,18 @@
 """Every legal move for a board and a rack, and the top: the best score and all moves reaching it.
 
-Appel and Jacobson's generator over the lexicon's DAWG: on each line (rows for moves across,
-columns for moves down) and at each anchor, left parts are built from the rack on the empty
-squares before the anchor (or read from the tiles already there), then extended rightwards
-through the DAWG, honouring cross-check masks (`engine.crosschecks`). Scores are carried
-through the recursion (main word sum, word multiplier, cross words), so a finished word is
-scored in constant time; `engine.verdict.check_move` scores every such move identically.
+Appel and Jacobson's generator over the lexicon's DAWG. On each line (rows for moves across,
+columns for moves down) a move has a leftmost anchor (an empty square next to a tile, or the
+centre of an empty board) and starts either at the tiles lying just before it or on one of the
+empty, untouched squares before it; from each start the word is extended through the DAWG,
+square by square, honouring the cross-check masks of `engine.crosschecks`. Scores are carried
+through the recursion (main-word points, word multiplier, cross-word points), so a finished
+word is scored at once; `engine.verdict.check_move` gives every move the same score.
 
-A move is reported once. A one-tile move is across when it forms a word across (its word
-down, if any, is then a cross word) and down only when it forms no word across.
-`find_top` searches anchors from the most to the least promising and skips an anchor, or a
-left part, whose upper bound cannot reach the best score found so far.
+Conventions: a move is reported once; a one-tile move is across when it forms a word across
+(its word down, if any, is then a cross word) and down only when it forms no word across.
+A joker is written as an index into the move's word (`Move.jokers`); letters without tiles
+(K, Q, W, Y) are only ever laid as jokers. `find_top` searches start squares from the most to
+the least promising and prunes with the bounds of `engine.topbound`.
 """
 
 from __future__ import annotations
@@ -20,19 +22,30 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.board import Board, BoardError
-from engine.crosschecks import ANY_LETTER, NO_CROSS, Line, board_lines
+from engine.crosschecks import (
+    ANY_LETTER,
+    NO_CROSS,
+    CrossCache,
+    Line,
+    board_lines,
+    changed_lines,
+)
 from engine.dictionary import Dictionary
 from engine.lexicon import Lexicon
 from engine.notation import Move
-from engine.rack import Rack
+from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
 from engine.tiles import JOKER
+from engine.topbound import JOKER_INDEX as _JOKER
+from engine.topbound import Bounds
 
-_JOKER = 26
+_CROSS_CACHE_LIMIT = 200_000
 
 
 @dataclass(frozen=True)
 class ScoredMove:
+    """A legal move and the points `check_move` gives it."""
+
     move: Move
     score: int
 
@@ -48,6 +61,8 @@ class Top:
 # A found move in line coordinates: score, across, line, first square, letters, joker indexes.
 _Found = tuple[int, bool, int, int, tuple[int, ...], tuple[int, ...]]
 _Emit = Callable[[int, bool, int, int, list[int], list[int]], None]
+# Where a search starts: bound, across, line, anchor, first square, bingo possible there.
+_Start = tuple[int, bool, Line, int, int, bool]
 
 
 @lru_cache(maxsize=4)
@@ -65,63 +80,220 @@ def lexicon_of(dictionary: Dictionary) -> Lexicon:
     raise TypeError("the move generator needs a dictionary whose words are a Lexicon or a set")
 
 
-def _rack_counts(rack: Rack | str, ruleset: Ruleset) -> list[int]:
-    """Tiles per letter 0-25, jokers at index 26."""
+class MoveGenerator:
+    """Moves and tops under one ruleset and one dictionary, reused across positions.
+
+    Holding it (as a batch does) keeps the cross-checks already computed: consecutive
+    positions of a game share most of them.
+    """
+
+    def __init__(self, ruleset: Ruleset, dictionary: Dictionary) -> None:
+        self.ruleset = ruleset
+        self.lexicon = lexicon_of(dictionary)
+        self.two_letter = dictionary.two_letter
+        self.tile_values = [ruleset.value(chr(65 + i)) for i in range(26)]
+        self.rack_size = ruleset.rack_size
+        self.bingo = ruleset.bingo_bonus
+        self._cross_cache: CrossCache = {}
+        self._last_lines: dict[bool, tuple[Board, list[Line]]] = {}
+
+    def moves(self, board: Board, rack: Rack | str) -> list[ScoredMove]:
+        """All legal moves, best first (ties in square, direction and word order)."""
+        position = _Position(self, board, rack)
+        found: list[_Found] = []
+
+        def emit(
+            score: int, across: bool, index: int, start: int, word: list[int], jokers: list[int]
+        ) -> None:
+            found.append((score, across, index, start, tuple(word), tuple(jokers)))
+
+        for _, across, line, a, start, bingo in position.plan(prune=False):
+            position.search(line, across, a, start, emit, False, bingo)
+        return [_to_scored(f) for f in sorted(found, key=_order)]
+
+    def top(self, board: Board, rack: Rack | str) -> Top:
+        """The best score and every move reaching it, in canonical order."""
+        position = _Position(self, board, rack)
+        found: list[_Found] = []
+
+        def emit(
+            score: int, across: bool, index: int, start: int, word: list[int], jokers: list[int]
+        ) -> None:
+            if score < position.best:
+                return
+            if score > position.best:
+                position.best = score
+                found.clear()
+            found.append((score, across, index, start, tuple(word), tuple(jokers)))
+
+        for bound, across, line, a, start, bingo in position.plan(prune=True):
+            if bound < position.best:
+                break
+            position.search(line, across, a, start, emit, True, bingo)
+        if not found:
+            return Top(0, ())
+        moves = tuple(_to_scored(f) for f in sorted(found, key=_order))
+        return Top(moves[0].score, moves)
+
+    def lines(self, board: Board, across: bool) -> list[Line]:
+        """The board's lines with their cross-checks, reusing what the last board shares."""
+        if len(self._cross_cache) > _CROSS_CACHE_LIMIT:
+            self._cross_cache.clear()
+        previous = None
+        last = self._last_lines.get(across)
+        if last is not None:
+            changed = changed_lines(last[0], board, across)
+            if changed is not None:
+                previous = (last[1], changed)
+        lines = board_lines(
+            board,
+            self.ruleset,
+            self.lexicon,
+            self.two_letter,
+            across,
+            self._cross_cache,
+            previous,
+        )
+        self._last_lines[across] = (board, lines)
+        return lines
+
+
+def _rack_counts(rack: Rack | str, board: Board, ruleset: Ruleset) -> list[int]:
+    """Tiles per letter 0-25, jokers at index 26; text is read with `Rack.parse`.
+
+    A rack holding tiles the bag no longer has beside the board (a second Z when one lies on
+    the board) is refused: `check_move` would refuse every move laying them.
+    """
     if isinstance(rack, str):
         rack = Rack.parse(rack, ruleset)
+    on_board = board.tile_counts()
+    for tile, n in sorted(rack.counts().items()):
+        total = ruleset.jokers if tile == JOKER else ruleset.tile_counts.get(tile, 0)
+        if n + on_board.get(tile, 0) > total:
+            name = "jokers" if tile == JOKER else tile
+            raise RackError(
+                f"rack {rack.letters}: the game has {total} {name}, {on_board.get(tile, 0)} on "
+                f"the board, and the rack holds {n} more"
+            )
     counts = [0] * 27
     for ch in rack.letters:
         counts[_JOKER if ch == JOKER else ord(ch) - 65] += 1
     return counts
 
 
-def _check_board(board: Board, ruleset: Ruleset) -> None:
-    if board.size != ruleset.board_size:
-        raise BoardError(
-            f"the board is {board.size}x{board.size}; {ruleset.name} plays on "
-            f"{ruleset.board_size}x{ruleset.board_size}"
-        )
+class _Position:
+    """One board and rack: the lines, the rack's tiles left, the best score found so far."""
 
-
-class _Search:
-    """One position's search state: rack counts, tables, and where found moves go."""
-
-    def __init__(
-        self,
-        board: Board,
-        rack: Rack | str,
-        ruleset: Ruleset,
-        dictionary: Dictionary,
-    ) -> None:
-        _check_board(board, ruleset)
-        self.counts = _rack_counts(rack, ruleset)
+    def __init__(self, generator: MoveGenerator, board: Board, rack: Rack | str) -> None:
+        ruleset = generator.ruleset
+        if board.size != ruleset.board_size:
+            raise BoardError(
+                f"the board is {board.size}x{board.size}; {ruleset.name} plays on "
+                f"{ruleset.board_size}x{ruleset.board_size}"
+            )
+        self.generator = generator
+        self.counts = _rack_counts(rack, board, ruleset)
         self.tiles = sum(self.counts)
-        self.lexicon = lexicon_of(dictionary)
-        self.two_letter = dictionary.two_letter
-        self.tile_values = [ruleset.value(chr(65 + i)) for i in range(26)]
-        self.rack_size = ruleset.rack_size
-        self.bingo = ruleset.bingo_bonus
-        self.lines = {
-            across: board_lines(board, ruleset, self.lexicon, dictionary.two_letter, across)
-            for across in (True, False)
-        }
-        self.empty_board = board.is_empty()
+        self.have = sum(1 << i for i in range(26) if self.counts[i])
+        self.lines = {across: generator.lines(board, across) for across in (True, False)}
+        self.bounds = Bounds(
+            generator.lexicon,
+            self.counts,
+            generator.tile_values,
+            board.size,
+            generator.rack_size,
+            generator.bingo,
+        )
+        self.best = -1
 
-    def anchor(self, line: Line, across: bool, a: int, emit: _Emit) -> None:
-        """Every move of `line` whose leftmost anchor is square `a`."""
-        children = self.lexicon.children
-        terminal = self.lexicon.terminal
+    def plan(self, prune: bool) -> list[_Start]:
+        """Where moves start: (bound, across, line, anchor, first square, bingo possible).
+
+        A move's leftmost anchor is its anchor; it starts either at the tiles already lying
+        before the anchor or on one of the empty squares before it that touch nothing. With
+        pruning, the most promising starts come first; without, the board's order.
+        """
+        tiles = self.tiles
+        # Laying a full rack is a bingo: a start that leaves no other way needs one possible.
+        full_rack = tiles if tiles == self.generator.rack_size else tiles + 1
+        planned = []
+        for across in (True, False):
+            for line in self.lines[across]:
+                cells, masks = line.cells, line.masks
+                for a in line.anchors:
+                    if a > 0 and cells[a - 1] >= 0:
+                        start = a
+                        while start > 0 and cells[start - 1] >= 0:
+                            start -= 1
+                        starts = [start]
+                        if prune:
+                            bounds = [self.bounds.start_bound(line, across, a, start)]
+                    else:
+                        limit = 0
+                        while limit < a and limit < tiles - 1:
+                            square = a - limit - 1
+                            if cells[square] >= 0 or masks[square] != ANY_LETTER:
+                                break
+                            if square > 0 and cells[square - 1] >= 0:
+                                break
+                            limit += 1
+                        starts = [a - k for k in range(limit + 1)]
+                        if prune:
+                            bounds = self.bounds.left_bounds(line, across, a, limit)
+                    for i, start in enumerate(starts):
+                        if not prune:
+                            planned.append((0, across, line, a, start, True))
+                            continue
+                        if bounds[i] < 0:
+                            continue
+                        bingo = self.bounds.bingo_possible(line, start)
+                        if not bingo and cells[start] < 0 and a - start + 1 >= full_rack:
+                            continue
+                        bound = bounds[i] + (self.bounds.bingo if bingo else 0)
+                        planned.append((bound, across, line, a, start, bingo))
+        if prune:
+            planned.sort(key=lambda p: -p[0])
+        return planned
+
+    def search(
+        self,
+        line: Line,
+        across: bool,
+        a: int,
+        start: int,
+        emit: _Emit,
+        prune: bool,
+        bingo_here: bool,
+    ) -> None:
+        """Every move of `line` starting at `start` whose leftmost anchor is `a` (with
+        pruning: only those that may still reach the best score found so far)."""
+        lexicon = self.generator.lexicon
+        children = lexicon.children
+        terminal = lexicon.terminal
+        reach = lexicon.reach
+        height = lexicon.height
+        lengths = lexicon.lengths
         counts = self.counts
-        tile_values = self.tile_values
-        two_letter = self.two_letter
+        tile_values = self.generator.tile_values
+        two_letter = self.generator.two_letter
         cells, values, masks, cross = line.cells, line.values, line.masks, line.cross
         letter_factor, word_factor = line.letter_factor, line.word_factor
         size = len(cells)
         tiles = self.tiles
-        bingo_at = self.rack_size
-        bingo = self.bingo
+        bingo_at = self.generator.rack_size
+        bingo = self.generator.bingo
+        bingo_bound = bingo if bingo_here and tiles == bingo_at else 0
         index = line.index
         skip_single = not across and cross[a] != NO_CROSS
+        must_end = a + 1
+        forced = 0
+        while must_end < size and cells[must_end] >= 0:
+            forced |= 1 << cells[must_end]
+            must_end += 1
+        bounds = self.bounds
+        span = bounds.span
+        spans = bounds.spans[across][line.index]
+        by_value = bounds.letters_by_value
         word: list[int] = []
         jokers: list[int] = []
 
@@ -133,7 +305,9 @@ class _Search:
             score = main * mult + crossed + (bingo if placed == bingo_at else 0)
             emit(score, across, index, end - len(word), word, jokers)
 
-        def extend(node: int, col: int, main: int, mult: int, crossed: int, placed: int) -> None:
+        def extend(
+            node: int, col: int, main: int, mult: int, crossed: int, placed: int, have: int
+        ) -> None:
             walked = 0
             while col < size and cells[col] >= 0:
                 node = children[node].get(cells[col], -1)
@@ -145,15 +319,65 @@ class _Search:
                 main += values[col]
                 walked += 1
                 col += 1
-            if col > a and terminal[node]:
-                finish(main, mult, crossed, placed, col)
-            if col < size and placed < tiles:
-                mask = masks[col]
+            if col > a:
+                if terminal[node]:
+                    finish(main, mult, crossed, placed, col)
+            elif height[node] < must_end - col or reach[node] & forced != forced:
+                if walked:
+                    del word[-walked:]
+                return
+            rest = tiles - placed
+            if col < size and rest:
+                if prune:
+                    entries, room = spans[col] or span(line, across, col)
+                    most = rest if rest < room else room
+                    if height[node] < most:
+                        most = height[node]
+                    within = reach[node]
+                    laid = 0
+                    best_sum = 0
+                    for letter, value in by_value:
+                        n = counts[letter]
+                        if n and within >> letter & 1:
+                            if laid + n >= most:
+                                best_sum += value * (most - laid)
+                                laid = most
+                                break
+                            best_sum += value * n
+                            laid += n
+                    if laid < most:
+                        laid += counts[_JOKER]
+                        if laid > most:
+                            laid = most
+                    ending = lengths[node]
+                    while laid and not ending >> (entries[laid][5] - col) & 1:
+                        laid -= 1
+                    more, board, paired, more_crossed, capped, _ = entries[laid]
+                    best_tiles = more * best_sum + paired
+                    if capped < best_tiles:
+                        best_tiles = capped
+                    bound = mult * (main * more + board + best_tiles) + crossed + more_crossed
+                    if bingo_bound and laid == rest:
+                        bound += bingo_bound
+                    if not laid or bound < self.best:
+                        if walked:
+                            del word[-walked:]
+                        return
+                allowed = masks[col] if counts[_JOKER] else masks[col] & have
                 lf = letter_factor[col]
                 wf = word_factor[col]
                 cx = cross[col]
+                after = col + 1
+                follow = cells[after] if after < size else -1
+                early = col < a
                 for letter, child in children[node].items():
-                    if not (mask >> letter) & 1:
+                    if not (allowed >> letter) & 1:
+                        continue
+                    if follow >= 0 and follow not in children[child]:
+                        continue
+                    if early and (
+                        height[child] < must_end - after or reach[child] & forced != forced
+                    ):
                         continue
                     word.append(letter)
                     if counts[letter]:
@@ -161,11 +385,12 @@ class _Search:
                         v = tile_values[letter] * lf
                         extend(
                             child,
-                            col + 1,
+                            after,
                             main + v,
                             mult * wf,
                             crossed if cx < 0 else crossed + (cx + v) * wf,
                             placed + 1,
+                            have if counts[letter] else have & ~(1 << letter),
                         )
                         counts[letter] += 1
                     if counts[_JOKER]:
@@ -173,11 +398,12 @@ class _Search:
                         jokers.append(len(word) - 1)
                         extend(
                             child,
-                            col + 1,
+                            after,
                             main,
                             mult * wf,
                             crossed if cx < 0 else crossed + cx * wf,
                             placed + 1,
+                            have,
                         )
                         jokers.pop()
                         counts[_JOKER] += 1
@@ -185,89 +411,42 @@ class _Search:
             if walked:
                 del word[-walked:]
 
-        if a > 0 and cells[a - 1] >= 0:
-            start = a
-            while start > 0 and cells[start - 1] >= 0:
-                start -= 1
-            node = 0
-            main = 0
-            for col in range(start, a):
-                node = children[node].get(cells[col], -1)
-                if node < 0:
-                    return
-                word.append(cells[col])
-                main += values[col]
-            extend(node, a, main, 1, 0, 0)
-            return
-
-        limit = 0
-        while limit < a and limit < tiles - 1:
-            square = a - limit - 1
-            if cells[square] >= 0 or masks[square] != ANY_LETTER:
-                break
-            if square > 0 and cells[square - 1] >= 0:
-                break
-            limit += 1
-        left_values: list[int] = []
-
-        def left(node: int, k: int) -> None:
-            start = a - k
-            main = 0
-            mult = 1
-            for i in range(k):
-                main += left_values[i] * letter_factor[start + i]
-                mult *= word_factor[start + i]
-            extend(node, a, main, mult, 0, k)
-            if k == limit:
-                return
-            for letter, child in children[node].items():
-                word.append(letter)
-                if counts[letter]:
-                    counts[letter] -= 1
-                    left_values.append(tile_values[letter])
-                    left(child, k + 1)
-                    left_values.pop()
-                    counts[letter] += 1
-                if counts[_JOKER]:
-                    counts[_JOKER] -= 1
-                    jokers.append(k)
-                    left_values.append(0)
-                    left(child, k + 1)
-                    left_values.pop()
-                    jokers.pop()
-                    counts[_JOKER] += 1
-                word.pop()
-
-        left(0, 0)
+        extend(0, start, 0, 1, 0, 0, self.have)
 
 
 def _to_scored(found: _Found) -> ScoredMove:
     score, across, index, start, letters, jokers = found
     word = "".join(chr(65 + x) for x in letters)
-    move = Move(index, start, True, word, jokers) if across else Move(start, index, False, word, jokers)
-    return ScoredMove(move, score)
+    if across:
+        return ScoredMove(Move(index, start, True, word, jokers), score)
+    return ScoredMove(Move(start, index, False, word, jokers), score)
 
 
-def _order(found: _Found) -> tuple:
+def _order(found: _Found) -> tuple[int, int, int, bool, tuple[int, ...], tuple[int, ...]]:
     score, across, index, start, letters, jokers = found
     row, col = (index, start) if across else (start, index)
     return (-score, row, col, not across, letters, jokers)
 
 
+@lru_cache(maxsize=4)
+def _generator(ruleset: Ruleset, dictionary: Dictionary) -> MoveGenerator:
+    return MoveGenerator(ruleset, dictionary)
+
+
 def generate_moves(
     board: Board, rack: Rack | str, ruleset: Ruleset, dictionary: Dictionary
 ) -> list[ScoredMove]:
-    """All legal moves, best first (ties in square, direction and word order)."""
-    search = _Search(board, rack, ruleset, dictionary)
-    found: list[_Found] = []
+    """All legal moves, best first (ties in square, direction and word order).
 
-    def emit(
-        score: int, across: bool, index: int, start: int, word: list[int], jokers: list[int]
-    ) -> None:
-        found.append((score, across, index, start, tuple(word), tuple(jokers)))
+    A rack given as text is read with `Rack.parse` (RackError on more tiles than a rack
+    holds or a letter with no tile); a board of the wrong size raises BoardError.
+    """
+    return _generator(ruleset, dictionary).moves(board, rack)
 
-    for across in (True, False):
-        for line in search.lines[across]:
-            for a in line.anchors:
-                search.anchor(line, across, a, emit)
-    return [_to_scored(f) for f in sorted(found, key=_order)]
+
+def find_top(board: Board, rack: Rack | str, ruleset: Ruleset, dictionary: Dictionary) -> Top:
+    """The best score and every move reaching it, in canonical order (see `generate_moves`).
+
+    The same moves at that score as `generate_moves`, found without enumerating the rest.
+    """
+    return _generator(ruleset, dictionary).top(board, rack)

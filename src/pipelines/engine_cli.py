@@ -16,9 +16,11 @@ from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from engine.verdict import Verdict, check_move
 from pipelines.board_view import board_table
+from pipelines.engine_top import top
 from pipelines.inputs import board_from_json, console, fail, read_batch, read_board_file
 
 engine_app = typer.Typer(help="The rules engine: score moves, find the top.", no_args_is_help=True)
+engine_app.command("top")(top)
 
 RulesetOption = Annotated[str, typer.Option("--ruleset", help="Ruleset name.")]
 DictOption = Annotated[

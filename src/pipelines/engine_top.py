@@ -1,0 +1,158 @@
+"""`arbitru engine top`: the best moves for a board and a rack, one position or a batch.
+
+Without `--limit` it lists every move reaching the top score; `--limit N` lists the N best
+legal moves whatever their score. `elapsed_ms` is the search alone: the dictionary is loaded
+once, before the first position, and a batch reuses it (and its cross-checks) for every line.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from engine.board import Board, BoardError
+from engine.dictionary import Dictionary
+from engine.movegen import MoveGenerator, ScoredMove
+from engine.notation import format_move
+from engine.rack import Rack, RackError
+from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from pipelines.board_view import board_table
+from pipelines.inputs import board_from_json, console, fail, read_batch, read_board_file
+
+
+def _ruleset(name: str) -> Ruleset:
+    try:
+        return load_ruleset(name)
+    except RulesetError as exc:
+        fail(str(exc))
+
+
+def _dictionary(spec: str | None) -> Dictionary:
+    from pipelines.lexicons import load_dictionary
+
+    try:
+        return load_dictionary(spec)
+    except (ValueError, LookupError, OSError) as exc:
+        fail(str(exc))
+
+
+def _search(
+    generator: MoveGenerator, board: Board, rack: Rack, limit: int | None
+) -> dict[str, Any]:
+    """The contract's result for one position: top score, moves, and the search time."""
+    started = time.perf_counter()
+    if limit is None:
+        found = generator.top(board, rack)
+        top_score, moves = found.top_score, list(found.moves)
+    else:
+        moves = generator.moves(board, rack)[:limit]
+        top_score = moves[0].score if moves else 0
+    elapsed = (time.perf_counter() - started) * 1000
+    return {
+        "top_score": top_score,
+        "moves": [{"move": format_move(m.move), "score": m.score} for m in moves],
+        "elapsed_ms": round(elapsed, 3),
+        "_found": moves,
+    }
+
+
+def _public(result: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in result.items() if not key.startswith("_")}
+
+
+def _show(board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset) -> None:
+    found: list[ScoredMove] = result["_found"]
+    highlight = []
+    if found:
+        best = found[0].move
+        jokers = set(best.jokers)
+        highlight = [
+            (r, c, best.word[i].lower() if i in jokers else best.word[i])
+            for i, (r, c) in enumerate(best.squares())
+            if not board.occupied(r, c)
+        ]
+    console.print(board_table(board, ruleset, highlight))
+    if not found:
+        console.print(f"rack {rack.letters}: no legal move")
+        return
+    title = f"rack {rack.letters}: top {result['top_score']} points"
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("move")
+    table.add_column("points", justify="right")
+    for number, item in enumerate(result["moves"], start=1):
+        table.add_row(str(number), item["move"], str(item["score"]))
+    console.print(table)
+    console.print(f"[dim]searched in {result['elapsed_ms']:.1f} ms[/]")
+
+
+def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | None) -> None:
+    for line in read_batch(path):
+        source = f"{path}, line {line.number}"
+        if line.error is not None:
+            typer.echo(json.dumps({"line": line.number, "error": line.error}))
+            continue
+        data = line.data or {}
+        try:
+            board = board_from_json(data.get("board"), ruleset.board_size, source)
+            rack_text = data.get("rack")
+            if not isinstance(rack_text, str):
+                raise RackError(f"{source}: 'rack' must be a string such as \"EIR?\"")
+            rack = Rack.parse(rack_text, ruleset)
+            result = _public(_search(generator, board, rack, limit))
+        except (BoardError, RackError) as exc:
+            message = str(exc) if str(exc).startswith(str(path)) else f"{source}: {exc}"
+            typer.echo(json.dumps({"line": line.number, "error": message}, ensure_ascii=False))
+            continue
+        typer.echo(json.dumps({"line": line.number, **result}, ensure_ascii=False))
+
+
+def top(
+    board_file: Annotated[Path | None, typer.Option("--board", help="Board file.")] = None,
+    rack: Annotated[str | None, typer.Option("--rack", help="Rack, '?' for a joker.")] = None,
+    dict_spec: Annotated[
+        str | None,
+        typer.Option(
+            "--dict",
+            help="Word list: a file (one word per line), a registered list's SHA-256, "
+            "or 'default'.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="List the N best legal moves, not only the top."),
+    ] = None,
+    batch: Annotated[
+        Path | None, typer.Option("--batch", help="JSON Lines of {board, rack}.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    ruleset_name: Annotated[str, typer.Option("--ruleset", help="Ruleset name.")] = "ro-frs",
+) -> None:
+    """Find the top: the best score for a rack on a board, and every move reaching it."""
+    ruleset = _ruleset(ruleset_name)
+    if batch is not None:
+        if board_file is not None or rack is not None:
+            fail("--batch replaces --board and --rack: give either")
+        _batch(batch, MoveGenerator(ruleset, _dictionary(dict_spec)), ruleset, limit)
+        return
+    if board_file is None or rack is None:
+        fail("give --board FILE and --rack LETTERS (or --batch FILE.jsonl)")
+    board = read_board_file(board_file, ruleset.board_size)
+    try:
+        parsed = Rack.parse(rack, ruleset)
+    except RackError as exc:
+        fail(str(exc))
+    generator = MoveGenerator(ruleset, _dictionary(dict_spec))
+    try:
+        result = _search(generator, board, parsed, limit)
+    except RackError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(_public(result), ensure_ascii=False))
+    else:
+        _show(board, parsed, result, ruleset)
