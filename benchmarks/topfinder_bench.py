@@ -42,7 +42,7 @@ from engine.rack import Rack
 from engine.ruleset import Ruleset, load_ruleset
 from engine.verdict import check_move
 
-PEER = Path("/work/shared/data/peer-positions")
+PEER = Path(__file__).resolve().parents[2] / "shared" / "data" / "peer-positions"
 MEDIAN_TARGET_MS = 5.0
 P95_TARGET_MS = 30.0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import lzma
 import tomllib
 from collections import Counter
@@ -33,7 +34,8 @@ from engine.tiles import JOKER
 from engine.verdict import check_move
 
 DATA = Path(__file__).parent.parent / "data"
-PEER = Path("/work/shared/data/peer-positions")
+# The project's shared data lie beside the checkout (../shared), in CI as on a developer's machine.
+PEER = Path(__file__).resolve().parents[3] / "shared" / "data" / "peer-positions"
 
 
 def _read_list(name: str) -> list[str]:
@@ -276,7 +278,9 @@ def test_a_board_of_another_size_is_refused_clearly():
 def peer_dictionary() -> Dictionary:
     path = PEER / "wordlist-hunspell-ro-7.5.0.txt.xz"
     if not path.is_file():
-        pytest.skip("the peer positions are not on this machine")
+        if os.environ.get("CI"):
+            pytest.fail(f"the peer positions are required in CI and missing: {path}")
+        pytest.skip(f"the peer positions are not beside this checkout ({path})")
     words = lzma.decompress(path.read_bytes()).decode("ascii").upper().split()
     lexicon = Lexicon.from_bytes(Lexicon.from_words(words).to_bytes())
     return Dictionary(lexicon, frozenset(w for w in words if len(w) == 2), "", "hunspell-ro")
