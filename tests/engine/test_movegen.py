@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import lzma
+import os
 import tomllib
 from collections import Counter
 from importlib import resources
