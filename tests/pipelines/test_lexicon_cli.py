@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app
-from pipelines.lexicons import cache_path, default_sha256, load_dictionary, read_word_list
+from pipelines.lexicons import default_sha256, read_word_list
 
 DATA = Path(__file__).parents[1] / "data" / "lexicon"
 FEDERATION = DATA / "federation.txt"
@@ -17,22 +17,6 @@ runner = CliRunner()
 
 def lexicon(*args: str):
     return runner.invoke(app, ["lexicon", *args])
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("ARBITRU_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def default_home(tmp_path_factory, monkeypatch) -> Path:
-    """A data directory whose default-list cache is built once per test session (about 10 s)."""
-    shared = tmp_path_factory.getbasetemp() / "arbitru-default-home"
-    monkeypatch.setenv("ARBITRU_HOME", str(shared))
-    if not cache_path(default_sha256()).is_file():
-        load_dictionary()
-    return shared
 
 
 def test_check_valid_word_exits_0_and_folds_diacritics(home):

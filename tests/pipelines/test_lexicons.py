@@ -29,22 +29,6 @@ FEDERATION = DATA / "federation.txt"
 DEFAULT_SHA256 = "1c4d2d521b59a5f0d6cd20e3993e8f8e6264e794992598e2f8f7da86f042dacf"
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("ARBITRU_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture
-def default_home(tmp_path_factory, monkeypatch) -> Path:
-    """A data directory whose default-list cache is built once per test session (about 10 s)."""
-    shared = tmp_path_factory.getbasetemp() / "arbitru-default-home"
-    monkeypatch.setenv("ARBITRU_HOME", str(shared))
-    if not cache_path(default_sha256()).is_file():
-        load_dictionary()
-    return shared
-
-
 def test_diacritics_both_cedilla_and_comma_fold_to_the_same_word():
     words = read_word_list(FEDERATION)
     assert words.words == ("AL", "ALE", "SAH", "TARA", "VARA", "ZI")
