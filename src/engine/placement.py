@@ -9,7 +9,6 @@ are `scoring`'s business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.board import EMPTY, Board, square_name
@@ -32,8 +31,7 @@ class Tile(NamedTuple):
         return self.letter.lower() if self.joker else self.letter
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     move: Move
     tiles: tuple[Tile, ...]
     errors: tuple[str, ...]

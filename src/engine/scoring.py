@@ -4,11 +4,14 @@ Each word formed (the main word and every cross word of two or more letters) sco
 its tile values; letter premiums count under newly laid tiles only, word premiums under newly
 laid tiles multiply that word; jokers are worth 0; laying a full rack adds the bingo bonus.
 The breakdown keeps each word's squares and premiums so that a score can be explained.
+
+Results here and in `placement` and `verdict` are named tuples rather than frozen dataclasses:
+they are just as immutable, and a season's rescoring builds a dozen of them per move, where a
+frozen dataclass's constructor costs several times more.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.board import EMPTY, SQUARE_NAMES, Board
@@ -17,11 +20,7 @@ from engine.ruleset import Ruleset
 
 
 class Square(NamedTuple):
-    """One letter of a scored word: where, which letter, its points and the premium used.
-
-    A named tuple rather than a dataclass: scoring builds one per letter of every word formed,
-    and the arbiter's batch rescoring is bound by that cost.
-    """
+    """One letter of a scored word: where, which letter, its points and the premium used."""
 
     name: str
     letter: str
@@ -31,8 +30,7 @@ class Square(NamedTuple):
     premium: str | None
 
 
-@dataclass(frozen=True)
-class WordScore:
+class WordScore(NamedTuple):
     word: str
     squares: tuple[Square, ...]
     word_factor: int
@@ -45,8 +43,7 @@ class WordScore:
         return "".join(f"({s.letter})" if s.joker else s.letter for s in self.squares)
 
 
-@dataclass(frozen=True)
-class Score:
+class Score(NamedTuple):
     words: tuple[WordScore, ...]
     bingo: bool
     bonus: int

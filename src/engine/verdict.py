@@ -7,7 +7,7 @@ player's claimed score differs from the computed one (the claim never changes th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.board import Board
 from engine.dictionary import Dictionary
@@ -18,8 +18,9 @@ from engine.ruleset import Ruleset
 from engine.scoring import WordScore, score_placement
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
+    """A judged move; `points_if_valid` is what it would score without its errors."""
+
     move: Move
     valid: bool
     score: int
