@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from engine.ruleset import Ruleset
 from engine.tiles import fold
 
 EMPTY = "."
@@ -70,6 +71,22 @@ class Board:
                     )
             checked.append(line)
         return cls(tuple(checked))
+
+    def check_tiles(self, ruleset: Ruleset, source: str = "board") -> None:
+        """Refuse a board no game could reach: a real tile for a letter that has none (K, Q,
+        W, Y are jokers only), or more tiles of a letter, or jokers, than the game has."""
+        for row, line in enumerate(self.rows):
+            for col, cell in enumerate(line):
+                if cell.isupper() and cell not in ruleset.tile_counts:
+                    raise BoardError(
+                        f"{source}: {square_name(row, col)} holds a real {cell}, which has no tile;"
+                        f" write a joker standing for it in lower case ({cell.lower()})"
+                    )
+        for tile, n in sorted(self.tile_counts().items()):
+            total = ruleset.jokers if tile == "?" else ruleset.tile_counts[tile]
+            if n > total:
+                what = "jokers" if tile == "?" else f"{tile} tiles"
+                raise BoardError(f"{source}: {n} {what} on the board, the game has {total}")
 
     def text(self) -> str:
         return "\n".join(self.rows) + "\n"

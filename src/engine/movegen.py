@@ -23,7 +23,6 @@ from functools import lru_cache
 
 from engine.board import Board, BoardError
 from engine.crosschecks import (
-    ANY_LETTER,
     NO_CROSS,
     CrossCache,
     Line,
@@ -219,7 +218,7 @@ class _Position:
         planned = []
         for across in (True, False):
             for line in self.lines[across]:
-                cells, masks = line.cells, line.masks
+                cells, cross = line.cells, line.cross
                 for a in line.anchors:
                     if a > 0 and cells[a - 1] >= 0:
                         start = a
@@ -232,7 +231,9 @@ class _Position:
                         limit = 0
                         while limit < a and limit < tiles - 1:
                             square = a - limit - 1
-                            if cells[square] >= 0 or masks[square] != ANY_LETTER:
+                            # An anchor (a square joining a cross word) ends the left part,
+                            # even where every letter would complete that cross word.
+                            if cells[square] >= 0 or cross[square] != NO_CROSS:
                                 break
                             if square > 0 and cells[square - 1] >= 0:
                                 break

@@ -13,11 +13,19 @@ from engine.board import Board, BoardError, square_name
 from engine.dictionary import Dictionary
 from engine.notation import NotationError, format_move, parse_move
 from engine.rack import Rack, RackError
-from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from engine.ruleset import Ruleset
 from engine.verdict import Verdict, check_move
 from pipelines.board_view import board_table
 from pipelines.engine_top import top
-from pipelines.inputs import board_from_json, console, fail, read_batch, read_board_file
+from pipelines.inputs import (
+    board_from_json,
+    console,
+    fail,
+    read_batch,
+    read_board_file,
+    resolve_dictionary,
+    resolve_ruleset,
+)
 
 engine_app = typer.Typer(help="The rules engine: score moves, find the top.", no_args_is_help=True)
 engine_app.command("top")(top)
@@ -30,27 +38,6 @@ DictOption = Annotated[
         help="Word list: a file (one word per line), a registered list's SHA-256, or 'default'.",
     ),
 ]
-
-
-def resolve_ruleset(name: str) -> Ruleset:
-    try:
-        return load_ruleset(name)
-    except RulesetError as exc:
-        fail(str(exc))
-
-
-def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary | None:
-    """The dictionary a command checks words against; None with --no-words."""
-    if no_words:
-        if spec is not None:
-            fail("--dict and --no-words exclude each other: give one")
-        return None
-    from pipelines.lexicons import load_dictionary
-
-    try:
-        return load_dictionary(spec)
-    except (ValueError, OSError) as exc:
-        fail(str(exc))
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
@@ -150,11 +137,10 @@ def score(
         if board_file is not None or move is not None or rack is not None:
             fail("--batch replaces --board, --move and --rack: give either")
         dictionary = resolve_dictionary(dict_spec, no_words)
-        _score_batch(batch, ruleset, dictionary)
-        return
+        raise typer.Exit(0 if _score_batch(batch, ruleset, dictionary) else 1)
     if board_file is None or move is None:
         fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
-    board = read_board_file(board_file, ruleset.board_size)
+    board = read_board_file(board_file, ruleset)
     dictionary = resolve_dictionary(dict_spec, no_words)
     try:
         result = _score_one(board, move, rack, ruleset, dictionary)
@@ -175,15 +161,19 @@ def score(
     raise typer.Exit(0 if result.valid else 1)
 
 
-def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) -> None:
+def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) -> bool:
+    """Score every line; True when every line could be judged (an invalid move is judged)."""
+    judged = True
     for line in read_batch(path):
         if line.error is not None:
             result: dict[str, Any] = _unreadable_json([line.error])
         else:
             data = line.data or {}
             result = _score_batch_line(data, f"{path}, line {line.number}", ruleset, dictionary)
+        judged = judged and "move" in result
         result["line"] = line.number
         typer.echo(json.dumps(result, ensure_ascii=False))
+    return judged
 
 
 def _score_batch_line(
@@ -195,7 +185,7 @@ def _score_batch_line(
     if rack_text is not None and not isinstance(rack_text, str):
         return _unreadable_json([f"{source}: 'rack' must be a string such as \"EIR?\""])
     try:
-        board = board_from_json(data.get("board"), ruleset.board_size, source)
+        board = board_from_json(data.get("board"), ruleset, source)
     except BoardError as exc:
         return _unreadable_json([str(exc)])
     try:

@@ -16,29 +16,20 @@ import typer
 from rich.table import Table
 
 from engine.board import Board, BoardError
-from engine.dictionary import Dictionary
 from engine.movegen import MoveGenerator, ScoredMove
 from engine.notation import format_move
 from engine.rack import Rack, RackError
-from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from engine.ruleset import Ruleset
 from pipelines.board_view import board_table
-from pipelines.inputs import board_from_json, console, fail, read_batch, read_board_file
-
-
-def _ruleset(name: str) -> Ruleset:
-    try:
-        return load_ruleset(name)
-    except RulesetError as exc:
-        fail(str(exc))
-
-
-def _dictionary(spec: str | None) -> Dictionary:
-    from pipelines.lexicons import load_dictionary
-
-    try:
-        return load_dictionary(spec)
-    except (ValueError, LookupError, OSError) as exc:
-        fail(str(exc))
+from pipelines.inputs import (
+    board_from_json,
+    console,
+    fail,
+    read_batch,
+    read_board_file,
+    resolve_dictionary,
+    resolve_ruleset,
+)
 
 
 def _search(
@@ -91,25 +82,30 @@ def _show(board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset) ->
     console.print(f"[dim]searched in {result['elapsed_ms']:.1f} ms[/]")
 
 
-def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | None) -> None:
+def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | None) -> bool:
+    """One result per line, in order; True when no line was in error."""
+    clean = True
     for line in read_batch(path):
         source = f"{path}, line {line.number}"
         if line.error is not None:
+            clean = False
             typer.echo(json.dumps({"line": line.number, "error": line.error}))
             continue
         data = line.data or {}
         try:
-            board = board_from_json(data.get("board"), ruleset.board_size, source)
+            board = board_from_json(data.get("board"), ruleset, source)
             rack_text = data.get("rack")
             if not isinstance(rack_text, str):
                 raise RackError(f"{source}: 'rack' must be a string such as \"EIR?\"")
             rack = Rack.parse(rack_text, ruleset)
             result = _public(_search(generator, board, rack, limit))
         except (BoardError, RackError) as exc:
+            clean = False
             message = str(exc) if str(exc).startswith(str(path)) else f"{source}: {exc}"
             typer.echo(json.dumps({"line": line.number, "error": message}, ensure_ascii=False))
             continue
         typer.echo(json.dumps({"line": line.number, **result}, ensure_ascii=False))
+    return clean
 
 
 def top(
@@ -134,20 +130,22 @@ def top(
     ruleset_name: Annotated[str, typer.Option("--ruleset", help="Ruleset name.")] = "ro-frs",
 ) -> None:
     """Find the top: the best score for a rack on a board, and every move reaching it."""
-    ruleset = _ruleset(ruleset_name)
+    ruleset = resolve_ruleset(ruleset_name)
     if batch is not None:
         if board_file is not None or rack is not None:
             fail("--batch replaces --board and --rack: give either")
-        _batch(batch, MoveGenerator(ruleset, _dictionary(dict_spec)), ruleset, limit)
-        return
+        generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
+        raise typer.Exit(0 if _batch(batch, generator, ruleset, limit) else 1)
     if board_file is None or rack is None:
         fail("give --board FILE and --rack LETTERS (or --batch FILE.jsonl)")
-    board = read_board_file(board_file, ruleset.board_size)
+    board = read_board_file(board_file, ruleset)
     try:
         parsed = Rack.parse(rack, ruleset)
     except RackError as exc:
         fail(str(exc))
-    generator = MoveGenerator(ruleset, _dictionary(dict_spec))
+    if not parsed.letters:
+        fail("the rack is empty: give the letters to play, '?' for a joker")
+    generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
     try:
         result = _search(generator, board, parsed, limit)
     except RackError as exc:

@@ -16,6 +16,8 @@ import typer
 from rich.console import Console
 
 from engine.board import Board, BoardError
+from engine.dictionary import Dictionary
+from engine.ruleset import Ruleset, RulesetError, load_ruleset
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -27,7 +29,31 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def read_board_file(path: Path, size: int) -> Board:
+def resolve_ruleset(name: str) -> Ruleset:
+    try:
+        return load_ruleset(name)
+    except RulesetError as exc:
+        fail(str(exc))
+
+
+def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary | None:
+    """The dictionary a command checks words against (the default list without --dict);
+    None with --no-words."""
+    if no_words:
+        if spec is not None:
+            fail("--dict and --no-words exclude each other: give one")
+        return None
+    from pipelines.lexicons import load_dictionary  # the lexicon is loaded only when needed
+
+    try:
+        return load_dictionary(spec)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+
+
+def read_board_file(path: Path, ruleset: Ruleset) -> Board:
+    """A board file as DESIGN.md describes it, checked against the game's tile set."""
+    size = ruleset.board_size
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -35,16 +61,21 @@ def read_board_file(path: Path, size: int) -> Board:
     except (OSError, UnicodeDecodeError) as exc:
         fail(f"cannot read board file {path}: {exc}")
     try:
-        return Board.parse(text.splitlines(), size, source=str(path))
+        board = Board.parse(text.splitlines(), size, source=str(path))
+        board.check_tiles(ruleset, source=str(path))
     except BoardError as exc:
         fail(str(exc))
+    return board
 
 
-def board_from_json(value: Any, size: int, source: str) -> Board:
+def board_from_json(value: Any, ruleset: Ruleset, source: str) -> Board:
     """A board given in JSON as a list of row strings; raises BoardError naming `source`."""
+    size = ruleset.board_size
     if not isinstance(value, list) or not all(isinstance(row, str) for row in value):
         raise BoardError(f"{source}: 'board' must be a list of {size} strings")
-    return Board.parse(value, size, source=f"{source}, board", unit="row")
+    board = Board.parse(value, size, source=f"{source}, board", unit="row")
+    board.check_tiles(ruleset, source=f"{source}, board")
+    return board
 
 
 @dataclass(frozen=True)

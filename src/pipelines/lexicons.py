@@ -22,12 +22,14 @@ Writes are atomic (temporary file, then rename), so a crash never leaves half a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.resources
 import json
 import lzma
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,7 +111,10 @@ def parse_word_list(text: str, source: str = "<text>", allow_empty: bool = False
 
 def read_word_list(path: Path, allow_empty: bool = False) -> WordList:
     """`parse_word_list` of a UTF-8 file (a byte-order mark is allowed)."""
-    data = _read_bytes(path)
+    return _word_list_of_bytes(_read_bytes(path), path, allow_empty)
+
+
+def _word_list_of_bytes(data: bytes, path: Path, allow_empty: bool = False) -> WordList:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -168,7 +173,16 @@ def cache_path(sha256: str) -> Path:
 
 
 def _remember_source(data: bytes, sha256: str) -> None:
-    _atomic_write(data_home() / "sources" / _file_sha256(data), f"{sha256}\n".encode("ascii"))
+    """Note which list a file's bytes hold, so that it is not hashed again; best effort."""
+    with contextlib.suppress(OSError):
+        _atomic_write(data_home() / "sources" / _file_sha256(data), f"{sha256}\n".encode("ascii"))
+
+
+def _not_writable(exc: OSError) -> LexiconSpecError:
+    return LexiconSpecError(
+        f"cannot write to the data directory {data_home()} ({exc.strerror or exc}): "
+        "set ARBITRU_HOME to a writable folder"
+    )
 
 
 def _known_source(data: bytes) -> str | None:
@@ -238,22 +252,26 @@ def register_list(
     path: Path, two_letter: Path | None = None, name: str | None = None
 ) -> RegisteredList:
     """Store a word-list file under its hash (and its two-letter list, if given); idempotent."""
-    words = read_word_list(path)
+    data = _read_bytes(path)
+    words = _word_list_of_bytes(data, path)
     two = read_word_list(two_letter) if two_letter is not None else None
     words_path, meta_path, two_path = _list_paths(words.sha256)
     old = _read_meta(meta_path)
-    if _stored_list(words.sha256, words_path) is None:
-        _atomic_write(words_path, lzma.compress(canonical_word_bytes(words.words)))
-    if two is not None:
-        _atomic_write(two_path, canonical_word_bytes(two.words))
     meta = {
         "sha256": words.sha256,
         "name": name or old.get("name") or path.stem,
         "source": str(path.resolve()),
         "words": len(words.words),
     }
-    _atomic_write(meta_path, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
-    _remember_source(_read_bytes(path), words.sha256)
+    try:
+        if _stored_list(words.sha256, words_path) is None:
+            _atomic_write(words_path, lzma.compress(canonical_word_bytes(words.words)))
+        if two is not None:
+            _atomic_write(two_path, canonical_word_bytes(two.words))
+        _atomic_write(meta_path, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+    except OSError as exc:
+        raise _not_writable(exc) from exc
+    _remember_source(data, words.sha256)
     return registered(words.sha256)
 
 
@@ -323,7 +341,14 @@ def lexicon_of(entry: RegisteredList) -> Lexicon:
         return cached
     lexicon = Lexicon.from_words(_words_of(entry).words)
     header = json.dumps({"cache": _CACHE_FORMAT, "sha256": entry.sha256, "words": len(lexicon)})
-    _atomic_write(entry.cache_path, header.encode("ascii") + b"\n" + lexicon.to_bytes())
+    try:
+        _atomic_write(entry.cache_path, header.encode("ascii") + b"\n" + lexicon.to_bytes())
+    except OSError as exc:
+        # The cache only saves time: say so once and go on with the lexicon just built.
+        sys.stderr.write(
+            f"warning: cannot write the lexicon cache {entry.cache_path} "
+            f"({exc.strerror or exc}); set ARBITRU_HOME to a writable folder\n"
+        )
     return lexicon
 
 
@@ -359,7 +384,9 @@ def resolve(spec: str | None = None) -> RegisteredList:
         )
     known = _known_source(_read_bytes(path))
     if known is not None and _list_paths(known)[0].is_file():
-        return registered(known)
+        entry = registered(known)
+        if entry.cache_path.is_file() or _stored_list(known, entry.words_path) is not None:
+            return entry
     return register_list(path)
 
 

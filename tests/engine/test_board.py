@@ -46,3 +46,17 @@ def test_trailing_blank_lines_are_ignored():
 def test_square_names_are_row_letter_then_column():
     assert square_name(7, 7) == "H8"
     assert square_name(0, 14) == "A15"
+
+
+def test_board_with_a_real_tile_for_a_letter_without_tiles_is_refused(ruleset):
+    board = Board.parse(rows(r7="......KA......."))
+    with pytest.raises(BoardError, match=r"H7 holds a real K, which has no tile; .* \(k\)"):
+        board.check_tiles(ruleset)
+    Board.parse(rows(r7="......kA.......")).check_tiles(ruleset)
+
+
+def test_board_with_more_tiles_of_a_letter_than_the_game_has_is_refused(ruleset):
+    with pytest.raises(BoardError, match="2 Z tiles on the board, the game has 1"):
+        Board.parse(rows(r7=".......ZZ......")).check_tiles(ruleset)
+    with pytest.raises(BoardError, match="3 jokers on the board, the game has 2"):
+        Board.parse(rows(r7="....abc........")).check_tiles(ruleset)

@@ -318,3 +318,15 @@ def test_a_generator_reused_across_changing_boards_finds_what_a_fresh_one_finds(
         assert reused.top(board, rack) == MoveGenerator(SMALL, DICTIONARY).top(board, rack)
         cells = st.tuples(st.integers(0, 6), st.integers(0, 6), st.sampled_from("..ACERSTae"))
         board = board.with_tiles(data.draw(st.lists(cells, min_size=1, max_size=4)))
+
+
+def test_a_move_is_reported_once_even_where_every_letter_completes_a_cross_word():
+    words = {chr(65 + i) + "A" for i in range(26)} | {"BAAA", "BAA", "AAA"}
+    dictionary = Dictionary.from_words(words)
+    rows = ["." * 15] * 15
+    rows[7] = ".......A.A....."
+    moves = [
+        format_move(m.move) for m in generate_moves(Board(tuple(rows)), "BAA", FRS, dictionary)
+    ]
+    assert len(moves) == len(set(moves))
+    assert "G8: BAA" in moves

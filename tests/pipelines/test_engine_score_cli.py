@@ -154,7 +154,7 @@ def test_batch_scores_every_line_in_order_and_goes_on_after_a_bad_line(tmp_path)
     batch = tmp_path / "moves.jsonl"
     batch.write_text("\n".join(lines) + "\n")
     result = score("--batch", str(batch), "--no-words")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # some lines could not be judged
     out = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["line"] for r in out] == [1, 2, 3, 5, 6, 7]
     assert [r["score"] for r in out] == [167, 0, 0, 22, 0, 0]
@@ -181,3 +181,25 @@ def test_console_script_runs_as_a_real_process():
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["score"] == 167
+
+
+def test_board_no_game_could_reach_is_refused_naming_the_square(tmp_path):
+    board = tmp_path / "k.txt"
+    lines = ["." * 15] * 15
+    lines[7] = "......KA......."
+    board.write_text("\n".join(lines) + "\n")
+    result = score("--board", str(board), "--move", "8G: KA", "--no-words")
+    assert result.exit_code == 2
+    assert "H7 holds a real K, which has no tile" in result.stderr
+
+
+def test_batch_exits_0_when_every_line_was_judged_even_invalid_moves(tmp_path):
+    empty = ["." * 15] * 15
+    batch = tmp_path / "judged.jsonl"
+    batch.write_text(
+        json.dumps({"board": empty, "move": "H8: VARA"}) + "\n"
+        + json.dumps({"board": empty, "move": "A1: VARA"}) + "\n"
+    )  # fmt: skip
+    result = score("--batch", str(batch), "--no-words")
+    assert result.exit_code == 0
+    assert [json.loads(x)["valid"] for x in result.stdout.splitlines()] == [True, False]

@@ -89,7 +89,7 @@ def test_batch_answers_every_line_in_order_and_goes_on_after_a_bad_line(tmp_path
     batch = tmp_path / "positions.jsonl"
     batch.write_text("\n".join(lines) + "\n")
     result = engine_top("--batch", str(batch), "--dict", str(WORDS))
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # some lines were in error
     out = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["line"] for r in out] == [1, 2, 3, 4, 6, 7, 8]
     ok = [r for r in out if "error" not in r]
@@ -139,3 +139,18 @@ def test_batch_replaces_board_and_rack(tmp_path, board_file):
     result = engine_top("--batch", str(tmp_path / "x.jsonl"), "--board", str(board_file))
     assert result.exit_code == 2
     assert "--batch replaces --board and --rack" in result.stderr
+
+
+def test_batch_of_good_lines_exits_0(tmp_path):
+    batch = tmp_path / "good.jsonl"
+    batch.write_text(json.dumps({"board": CASA, "rack": "RATE"}) + "\n")
+    result = engine_top("--batch", str(batch), "--dict", str(WORDS))
+    assert result.exit_code == 0, result.output
+
+
+def test_empty_rack_is_refused_with_what_to_give(tmp_path):
+    board_file = tmp_path / "casa.txt"
+    board_file.write_text("\n".join(CASA) + "\n")
+    result = engine_top("--board", str(board_file), "--rack", "", "--dict", str(WORDS))
+    assert result.exit_code == 2
+    assert "the rack is empty" in result.stderr

@@ -214,3 +214,29 @@ def test_wrong_remembered_hash_of_the_shipped_list_is_cleared_not_trusted(home):
         load_dictionary()
     assert not cache_path(wrong).exists()
     assert default_sha256() == DEFAULT_SHA256
+
+
+def test_a_damaged_stored_list_is_registered_again_from_the_file_given(home):
+    entry = register_list(FEDERATION)
+    entry.words_path.write_bytes(b"not xz at all")
+    entry.cache_path.unlink(missing_ok=True)
+    dictionary = load_dictionary(str(FEDERATION))
+    assert dictionary.sha256 == entry.sha256
+    assert len(dictionary.words) == len(read_word_list(FEDERATION).words)
+
+
+def test_unwritable_data_directory_is_named_with_what_to_do(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("ARBITRU_HOME", str(blocker / "home"))
+    with pytest.raises(ValueError, match=r"cannot write to the data directory .* set ARBITRU_HOME"):
+        load_dictionary(str(FEDERATION))
+
+
+def test_unwritable_cache_warns_and_the_list_still_loads(home, capsys):
+    entry = register_list(FEDERATION)
+    assert not entry.cache_path.parent.exists()
+    entry.cache_path.parent.write_text("a file where the cache folder should be")
+    dictionary = load_dictionary(entry.sha256)
+    assert len(dictionary.words) == len(read_word_list(FEDERATION).words)
+    assert "cannot write the lexicon cache" in capsys.readouterr().err
