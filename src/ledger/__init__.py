@@ -14,12 +14,13 @@ from ledger.errors import (
     EnvelopeError,
     EventIdConflict,
     LedgerError,
+    NoLedger,
     StreamStructureError,
     VersionConflict,
 )
 from ledger.importer import ImportReport, import_events
 from ledger.jsonl import JsonlError, write_export
-from ledger.store import EventStore, Head, Writer, open_store
+from ledger.store import EventStore, Head, open_store
 from ledger.verify import VerifyProblem, VerifyResult, verify_chain, verify_file, verify_store
 
 __all__ = [
@@ -33,12 +34,12 @@ __all__ = [
     "JsonlError",
     "LedgerError",
     "NewEvent",
+    "NoLedger",
     "RecordedEvent",
     "StreamStructureError",
     "VerifyProblem",
     "VerifyResult",
     "VersionConflict",
-    "Writer",
     "import_events",
     "open_store",
     "verify_chain",

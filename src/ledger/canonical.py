@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
 from typing import Any
@@ -43,50 +44,36 @@ def canonical_json(value: Any) -> str:
 
 
 def canonical_bytes(envelope: dict[str, Any]) -> bytes:
-    """The canonical encoding of the hashed fields of `envelope` (extra keys are ignored)."""
+    """The canonical encoding of the hashed fields of `envelope` (extra keys are ignored),
+    straight from the definition: the reference `envelope_bytes` is tested against."""
     return _encoder.encode({k: envelope[k] for k in HASHED_FIELDS}).encode("utf-8")
 
 
-def envelope_text(
-    seq: int,
-    event_id: str,
-    stream: str,
-    version: int,
-    type_: str,
-    schema: int,
-    payload_json: str,
-    meta_json: str,
-    recorded_at: str,
-    prev_hash: str,
-) -> str:
-    """The canonical envelope as text, assembled from the canonical JSON of `payload` and
-    `meta`: the same result as `canonical_bytes` (a property test holds them equal), without
-    building and sorting a dict, because appends and verification do this for every event."""
-    if type(seq) is int and type(version) is int and type(schema) is int:
-        try:
-            return (
-                f'{{"event_id":{encode_basestring(event_id)},"meta":{meta_json},'
-                f'"payload":{payload_json},"prev_hash":{encode_basestring(prev_hash)},'
-                f'"recorded_at":{encode_basestring(recorded_at)},"schema":{schema},'
-                f'"seq":{seq},"stream":{encode_basestring(stream)},'
-                f'"type":{encode_basestring(type_)},"version":{version}}}'
-            )
-        except TypeError:
-            pass
-    return canonical_json(
-        {
-            "seq": seq,
-            "event_id": event_id,
-            "stream": stream,
-            "version": version,
-            "type": type_,
-            "schema": schema,
-            "payload": json.loads(payload_json),
-            "meta": json.loads(meta_json),
-            "recorded_at": recorded_at,
-            "prev_hash": prev_hash,
-        }
+def envelope_bytes(row: Sequence[Any], hash_: str | None = None, prefix: str = "") -> bytes:
+    """The canonical envelope in UTF-8, from an envelope as a row in column order (`seq`,
+    `event_id`, `stream`, `version`, `type`, `schema`, `payload`, `meta`, `recorded_at`,
+    `prev_hash`; anything after is ignored) whose `payload` and `meta` are their canonical
+    JSON bytes, inserted as they are. Without `hash_` these are the hashed bytes; with it,
+    the export line without its newline (`"hash"` sorts right after `"event_id"`). `prefix`
+    goes in front: `prefix=prev_hash` gives the input of the chain hash in one piece.
+
+    This is the one envelope encoder of the ledger: appends, verification (database and
+    file) and exports all use it. It equals `canonical_bytes` (a property test holds them
+    equal) without building and sorting a dict, because it runs once per event. Raises
+    `TypeError` for a field of the wrong type (a bool or text where an integer belongs, bytes
+    where text belongs) and `UnicodeEncodeError` for a lone surrogate."""
+    seq, event_id, stream, version, type_, schema, payload, meta, recorded_at, prev_hash = row[:10]
+    if type(seq) is not int or type(version) is not int or type(schema) is not int:
+        raise TypeError("seq, version and schema must be integers")
+    quote = encode_basestring
+    hashed = "" if hash_ is None else f'"hash":{quote(hash_)},'
+    head = f'{prefix}{{"event_id":{quote(event_id)},{hashed}"meta":'
+    tail = (
+        f',"prev_hash":{quote(prev_hash)},"recorded_at":{quote(recorded_at)},'
+        f'"schema":{schema},"seq":{seq},"stream":{quote(stream)},'
+        f'"type":{quote(type_)},"version":{version}}}'
     )
+    return b"".join((head.encode(), meta, b',"payload":', payload, tail.encode()))
 
 
 def chain_hash(prev_hash: str, canonical: bytes) -> str:

@@ -24,7 +24,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
-from ledger.errors import DatabaseError
+from ledger.errors import DatabaseError, NoLedger
 
 DEFAULT_URL = "sqlite:///arbitru.db"
 """The embedded default: a SQLite file in the current directory (DESIGN.md)."""
@@ -45,9 +45,10 @@ def normalise_url(url: str) -> sa.URL:
     """Parse a database URL; plain `postgresql://` URLs use the psycopg 3 driver."""
     try:
         parsed = sa.make_url(url)
-    except sa.exc.ArgumentError:
+    except (sa.exc.ArgumentError, ValueError) as exc:
+        detail = f" ({exc})" if isinstance(exc, ValueError) else ""
         raise DatabaseError(
-            f"{url!r} is not a database URL; use e.g. sqlite:///arbitru.db or "
+            f"{url!r} is not a database URL{detail}; use e.g. sqlite:///arbitru.db or "
             "postgresql+psycopg://user@host:5432/dbname"
         ) from None
     if parsed.drivername in ("postgresql", "postgres"):
@@ -175,6 +176,7 @@ def upgrade(engine: Engine) -> tuple[str | None, str | None]:
     try:
         with write_transaction(engine, MIGRATE_LOCK_KEY) as connection:
             before = current_revision(connection)
+            _check_known(before)
             if before != head:
                 command.upgrade(migrations_config(connection), "head")
             return before, head
@@ -199,16 +201,50 @@ def ensure_schema(engine: Engine) -> None:
             f"{engine.url.render_as_string(hide_password=True)} is not an Arbitru ledger "
             f"database: {_first_line(exc)}"
         ) from None
-    head = head_revision()
-    if current == head:
+    if current == head_revision():
         return
-    known = _known_revisions()
-    if current is not None and current not in known:
+    _check_known(current)
+    upgrade(engine)
+
+
+def require_ledger(engine: Engine) -> None:
+    """Check, without creating or migrating anything, that the database holds an Arbitru
+    ledger at a schema revision this code knows; raise `NoLedger` when there is none. A
+    SQLite file that does not exist is not even opened, so that no empty file is left behind
+    by a mistyped path. An older revision is fine for reading: every revision reads alike."""
+    database = engine.url.database or ""
+    sqlite_path = engine.dialect.name == "sqlite" and not database.startswith("file:")
+    if sqlite_path and (database in ("", ":memory:") or not Path(database).expanduser().is_file()):
+        raise NoLedger(_no_ledger_message(engine))
+    try:
+        with read_transaction(engine) as connection:
+            if not sa.inspect(connection).has_table("events"):
+                raise NoLedger(_no_ledger_message(engine))
+            current = current_revision(connection)
+    except sa.exc.OperationalError as exc:
+        raise unreachable(engine, exc) from None
+    except sa.exc.DatabaseError as exc:
+        raise DatabaseError(
+            f"{engine.url.render_as_string(hide_password=True)} is not an Arbitru ledger "
+            f"database: {_first_line(exc)}"
+        ) from None
+    _check_known(current)
+
+
+def _no_ledger_message(engine: Engine) -> str:
+    return (
+        f"no Arbitru ledger at {engine.url.render_as_string(hide_password=True)}: create one "
+        "with `arbitru db upgrade` or `arbitru ledger import`"
+    )
+
+
+def _check_known(current: str | None) -> None:
+    """Refuse a database migrated by a newer Arbitru than this one."""
+    if current is not None and current not in _known_revisions():
         raise DatabaseError(
             f"the database is at schema revision {current}, which this version of Arbitru "
             "does not know; upgrade Arbitru"
         )
-    upgrade(engine)
 
 
 def unreachable(engine: Engine, exc: Exception) -> DatabaseError:

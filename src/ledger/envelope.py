@@ -17,8 +17,11 @@ from typing import Any
 
 from ledger.catalogue import KNOWN_TYPES, kinds_holding, stream_kind
 
-STREAM_PATTERN = re.compile(r"^(tournament|game)/[a-z0-9][a-z0-9-]{0,63}\Z")
-"""A stream id: a stream kind, a slash and a lowercase id (EVENTS.md)."""
+STREAM_FORMAT = "(tournament|game)/[a-z0-9][a-z0-9-]{0,63}"
+"""A stream id, as a regular expression: a stream kind, a slash and a lowercase id
+(EVENTS.md)."""
+
+STREAM_PATTERN = re.compile(f"^{STREAM_FORMAT}\\Z")
 
 HASH_PATTERN = re.compile(r"^[0-9a-f]{64}\Z")
 """A SHA-256 digest in lowercase hex, as `prev_hash` and `hash` are written."""
@@ -31,6 +34,12 @@ RECORDED_AT_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z\
 MAX_SAFE_INTEGER = 2**53 - 1
 """Integers in payload and meta stay within ±(2**53 - 1), so that verifiers written in
 languages whose JSON numbers are doubles (JavaScript) re-encode them exactly."""
+
+MAX_COUNTER = 2**31 - 1
+"""The largest `version` and `schema`: both are 32-bit integer columns on every backend."""
+
+MAX_SEQ = 2**63 - 1
+"""The largest `seq`: a 64-bit integer column."""
 
 MAX_DEPTH = 32
 """How deeply payload and meta may nest: far beyond any record, well within every parser."""
@@ -152,10 +161,21 @@ def check_hash(name: str, value: object) -> list[str]:
     return []
 
 
-def check_positive(name: str, value: object) -> list[str]:
-    """Problems with a field that must be a positive integer."""
+def check_positive(name: str, value: object, maximum: int = MAX_COUNTER) -> list[str]:
+    """Problems with a field that must be an integer from 1 to `maximum` (2**31 - 1 for
+    `version` and `schema`, which the database stores as 32-bit integers)."""
     if not is_positive_int(value):
         return [f"{name} must be a positive integer, got {value!r}"]
+    if value > maximum:  # type: ignore[operator]
+        return [f"{name} must be at most {maximum}, got {value!r}"]
+    return []
+
+
+def check_event_type(event_type: object) -> list[str]:
+    """Problems with an event type as an export carries it: any non-empty string. The
+    catalogue grows (EVENTS.md), so verifying an export never consults it."""
+    if not isinstance(event_type, str) or not event_type:
+        return [f"type must be a non-empty string, got {event_type!r}"]
     return []
 
 

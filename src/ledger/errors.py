@@ -51,3 +51,8 @@ class EventIdConflict(LedgerError):
 class DatabaseError(LedgerError):
     """The database cannot be opened or used: a bad URL, an unreachable server, a file that is
     not an Arbitru ledger. The message says what to do."""
+
+
+class NoLedger(DatabaseError):
+    """The database holds no Arbitru ledger (no events table) and was opened only to read it:
+    nothing was created. The message says how to create one."""

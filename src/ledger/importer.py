@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ledger.errors import LedgerError
+from ledger.errors import LedgerError, VersionConflict
 from ledger.jsonl import ImportLine, JsonlError, read_import
 from ledger.store import EventStore, Head
 
@@ -96,6 +96,9 @@ def _write(store: EventStore, lines: list[ImportLine], require_same_hashes: bool
             expected = None if line.version is None else line.version - 1
             try:
                 (recorded,) = writer.append(line.stream, [line.event], expected)
+            except VersionConflict as exc:
+                errors.append(JsonlError(line.line, [_conflict(line, exc)]))
+                continue
             except LedgerError as exc:
                 errors.append(JsonlError(line.line, [str(exc)]))
                 continue
@@ -117,3 +120,12 @@ def _write(store: EventStore, lines: list[ImportLine], require_same_hashes: bool
         imported = writer.last_seq - writer.start_seq
         head = Head(writer.last_seq, writer.last_hash)
     return ImportReport(len(lines), imported, len(lines) - imported, [], mismatches, head)
+
+
+def _conflict(line: ImportLine, conflict: VersionConflict) -> str:
+    at = conflict.actual
+    where = f"at version {at}" if at else "empty"
+    return (
+        f"the line asks to be version {line.version} of {line.stream}, but at this point of "
+        f"the import {line.stream} is {where}, so the next event would be version {at + 1}"
+    )

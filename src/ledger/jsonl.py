@@ -8,16 +8,19 @@ and catch a change to any byte of an exported file, white space included.
 
 from __future__ import annotations
 
+import codecs
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ledger.canonical import canonical_json
+from ledger.canonical import canonical_json, envelope_bytes
 from ledger.envelope import (
+    MAX_SEQ,
     NewEvent,
     RecordedEvent,
     check_event_id,
+    check_event_type,
     check_hash,
     check_object,
     check_position,
@@ -29,25 +32,9 @@ from ledger.envelope import (
 )
 from ledger.errors import LedgerError
 
-IMPORT_FIELDS = frozenset(
-    {
-        "stream",
-        "type",
-        "payload",
-        "meta",
-        "event_id",
-        "version",
-        "schema",
-        "seq",
-        "recorded_at",
-        "prev_hash",
-        "hash",
-    }
-)
-"""Every envelope field a line may carry; anything else is refused, not silently dropped."""
-
-EXPORT_FIELDS = IMPORT_FIELDS
-"""An exported line carries every envelope field."""
+ENVELOPE_FIELDS = frozenset(RecordedEvent.__dataclass_fields__)
+"""Every envelope field. An import line may carry any of them (anything else is refused, not
+silently dropped); an export line carries all of them."""
 
 
 class JsonlError(LedgerError):
@@ -106,7 +93,7 @@ def parse_line(raw: bytes | str, line: int) -> dict[str, Any]:
 def import_line(obj: dict[str, Any], line: int) -> ImportLine:
     """Check one parsed line against the import rules of EVENTS.md. Raises `JsonlError` that
     lists every problem of the line."""
-    problems = [f"unknown field {k!r}" for k in sorted(set(obj) - IMPORT_FIELDS)]
+    problems = [f"unknown field {k!r}" for k in sorted(set(obj) - ENVELOPE_FIELDS)]
     for required in ("stream", "type", "payload"):
         if required not in obj:
             problems.append(f"missing required field {required!r}")
@@ -121,9 +108,11 @@ def import_line(obj: dict[str, Any], line: int) -> ImportLine:
         problems += check_object("meta", obj["meta"])
     if "event_id" in obj:
         problems += check_event_id(obj["event_id"])
-    for name in ("version", "schema", "seq"):
+    for name in ("version", "schema"):
         if name in obj:
             problems += check_positive(name, obj[name])
+    if "seq" in obj:
+        problems += check_positive("seq", obj["seq"], MAX_SEQ)
     if "recorded_at" in obj:
         problems += check_recorded_at(obj["recorded_at"])
     for name in ("prev_hash", "hash"):
@@ -147,18 +136,19 @@ def import_line(obj: dict[str, Any], line: int) -> ImportLine:
 
 def exported_event(obj: dict[str, Any], line: int) -> RecordedEvent:
     """The recorded event on one line of an export. Raises `JsonlError` when a field is
-    missing, unknown or malformed."""
-    problems = [f"unknown field {k!r}" for k in sorted(set(obj) - EXPORT_FIELDS)]
-    problems += [f"missing field {k!r}" for k in sorted(EXPORT_FIELDS - set(obj))]
+    missing, unknown or malformed. The event type is not looked up in the catalogue: an
+    export written by a newer Arbitru, with types added since, verifies all the same."""
+    problems = [f"unknown field {k!r}" for k in sorted(set(obj) - ENVELOPE_FIELDS)]
+    problems += [f"missing field {k!r}" for k in sorted(ENVELOPE_FIELDS - set(obj))]
     if problems:
         raise JsonlError(line, problems)
     stream = obj["stream"]
     problems = (
-        check_positive("seq", obj["seq"])
+        check_positive("seq", obj["seq"], MAX_SEQ)
         + check_event_id(obj["event_id"])
         + check_stream(stream)
         + check_positive("version", obj["version"])
-        + check_type(stream, obj["type"])
+        + check_event_type(obj["type"])
         + check_positive("schema", obj["schema"])
         + check_object("payload", obj["payload"])
         + check_object("meta", obj["meta"])
@@ -171,25 +161,57 @@ def exported_event(obj: dict[str, Any], line: int) -> RecordedEvent:
     return RecordedEvent(**{k: obj[k] for k in RecordedEvent.__dataclass_fields__})
 
 
-def export_line(event: RecordedEvent) -> str:
-    """The export form of an event: its canonical full envelope and a newline."""
-    return canonical_json(event.to_dict()) + "\n"
+def row_line(row: Sequence[Any]) -> bytes:
+    """The export line of a row (seq, event_id, stream, version, type, schema, payload, meta,
+    recorded_at, prev_hash, hash) whose payload and meta are canonical JSON bytes: the
+    canonical full envelope, `hash` included, and a newline."""
+    return envelope_bytes(row, row[10]) + b"\n"
+
+
+def export_line(event: RecordedEvent) -> bytes:
+    """The export form of an event: its canonical full envelope and a newline, in UTF-8."""
+    return row_line(event_row(event))
+
+
+def event_row(event: RecordedEvent) -> tuple[Any, ...]:
+    """An event as a row in column order, with payload and meta as canonical JSON bytes."""
+    return (
+        event.seq,
+        event.event_id,
+        event.stream,
+        event.version,
+        event.type,
+        event.schema,
+        canonical_json(event.payload).encode(),
+        canonical_json(event.meta).encode(),
+        event.recorded_at,
+        event.prev_hash,
+        event.hash,
+    )
 
 
 def write_export(events: Iterable[RecordedEvent], out: IO[bytes]) -> int:
     """Write events as JSON Lines in UTF-8 to a binary file (no newline translation, so
     the bytes are exactly the export form); returns how many were written."""
+    return write_rows((export_line(event) for event in events), out)
+
+
+def write_rows(lines: Iterable[bytes], out: IO[bytes]) -> int:
+    """Write export lines to a binary file; returns how many were written."""
     count = 0
-    for event in events:
-        out.write(export_line(event).encode("utf-8"))
+    for line in lines:
+        out.write(line)
         count += 1
     return count
 
 
 def numbered_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """The non-blank lines of a binary file with their 1-based numbers. Lines are split on
-    `\\n` only: U+2028 and friends are legal inside JSON strings."""
+    """The non-blank lines of an import file with their 1-based numbers; a UTF-8 byte order
+    mark opening line 1 is dropped. Lines are split on `\\n` only: U+2028 and friends are
+    legal inside JSON strings."""
     for number, raw in enumerate(source, start=1):
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8) :]
         if raw.strip():
             yield number, raw
 

@@ -20,7 +20,7 @@ from ledger.canonical import (
     GENESIS_HASH,
     canonical_json,
     chain_hash,
-    envelope_text,
+    envelope_bytes,
     now_recorded_at,
 )
 from ledger.database import (
@@ -28,6 +28,7 @@ from ledger.database import (
     create_db_engine,
     ensure_schema,
     read_transaction,
+    require_ledger,
     unreachable,
     write_transaction,
 )
@@ -61,8 +62,9 @@ class Head:
     hash: str
 
 
-class Writer:
-    """Appends inside one serialised write transaction; obtained from `EventStore.writer()`.
+class _Writer:
+    """Appends inside one serialised write transaction. Private: only `EventStore.writer()`
+    makes one, after taking the write lock, which is what keeps `seq` order commit order.
     Rows are buffered and inserted in batches; everything commits when the block ends."""
 
     def __init__(self, connection: Connection) -> None:
@@ -113,19 +115,21 @@ class Writer:
             recorded_at = event.recorded_at or now
             payload_json = canonical_json(event.payload)
             meta_json = canonical_json(event.meta)
-            text = envelope_text(
-                seq,
-                event.event_id,
-                stream,
-                version,
-                event.type,
-                event.schema,
-                payload_json,
-                meta_json,
-                recorded_at,
-                prev_hash,
+            hashed = envelope_bytes(
+                (
+                    seq,
+                    event.event_id,
+                    stream,
+                    version,
+                    event.type,
+                    event.schema,
+                    payload_json.encode(),
+                    meta_json.encode(),
+                    recorded_at,
+                    prev_hash,
+                )
             )
-            digest = chain_hash(prev_hash, text.encode("utf-8"))
+            digest = chain_hash(prev_hash, hashed)
             rows.append(
                 (
                     seq,
@@ -203,13 +207,22 @@ class Writer:
 
 
 class EventStore:
-    """The ledger at a database URL (SQLite or PostgreSQL), migrated before first use."""
+    """The ledger at a database URL (SQLite or PostgreSQL), created or migrated before first
+    use. With `upgrade=False` the database is only opened: it must already hold a ledger
+    (`NoLedger` otherwise), and nothing is created or migrated, which is how the read-only
+    commands open it."""
 
     def __init__(self, url: str = DEFAULT_URL, *, upgrade: bool = True) -> None:
         self.url = url
         self.engine = create_db_engine(url)
-        if upgrade:
-            ensure_schema(self.engine)
+        try:
+            if upgrade:
+                ensure_schema(self.engine)
+            else:
+                require_ledger(self.engine)
+        except BaseException:
+            self.engine.dispose()
+            raise
 
     def close(self) -> None:
         """Release the database connections."""
@@ -222,12 +235,12 @@ class EventStore:
         self.close()
 
     @contextmanager
-    def writer(self) -> Iterator[Writer]:
+    def writer(self) -> Iterator[_Writer]:
         """A serialised write transaction for several appends that must commit together
         (an import). Committed when the block ends, rolled back if it raises."""
         try:
             with write_transaction(self.engine) as connection:
-                writer = Writer(connection)
+                writer = _Writer(connection)
                 yield writer
                 writer.flush()
         except sa.exc.OperationalError as exc:
@@ -236,7 +249,7 @@ class EventStore:
     def append(
         self, stream: str, events: Sequence[NewEvent], expected_version: int | None = None
     ) -> list[RecordedEvent]:
-        """Append a batch to one stream atomically; see `Writer.append`. Raises
+        """Append a batch to one stream atomically; see `_Writer.append`. Raises
         `VersionConflict` when `expected_version` is stale, `EnvelopeError` or
         `StreamStructureError` for malformed events, `EventIdConflict` when an `event_id` is
         reused for a different event."""
@@ -287,6 +300,36 @@ class EventStore:
                 return
             next_seq = page[-1].seq + 1
 
+    def iter_rows(
+        self, stream: str | None = None, page_size: int = 5000
+    ) -> Iterator[tuple[Any, ...]]:
+        """Every event as stored, in `seq` order (of one stream, if given), read page by page
+        through the driver: tuples (seq, event_id, stream, version, type, schema, payload,
+        meta, recorded_at, prev_hash, hash) whose payload and meta are canonical JSON bytes.
+        On SQLite they are the very bytes that were stored (and hashed), so that verification
+        and exports see exactly what the database holds; PostgreSQL's jsonb keeps values, not
+        text, so there they are encoded on the way. What verification and exports read."""
+        postgres = self.engine.dialect.name == "postgresql"
+        sql = _PAGE_SQL["postgresql" if postgres else "sqlite"]
+        where = "" if stream is None else "stream = {p} AND ".format(p="%s" if postgres else "?")
+        sql = sql.format(where=where)
+        first = () if stream is None else (stream,)
+        after = 0
+        while True:
+            with read_transaction(self.engine) as connection:
+                cursor = connection.connection.cursor()
+                try:
+                    cursor.execute(sql, (*first, after, page_size))
+                    page = cursor.fetchall()
+                finally:
+                    cursor.close()
+            if postgres:
+                page = [_encode_pg_row(row) for row in page]
+            yield from page
+            if len(page) < page_size:
+                return
+            after = page[-1][0]
+
     def stream_version(self, stream: str) -> int:
         """The current version of a stream (0 when it has no events)."""
         query = sa.select(sa.func.coalesce(sa.func.max(events_table.c.version), 0)).where(
@@ -305,6 +348,25 @@ class EventStore:
         with read_transaction(self.engine) as connection:
             row = connection.execute(query).first()
         return Head(row.seq, row.hash) if row else Head(0, GENESIS_HASH)
+
+
+_PAGE_SQL = {
+    "sqlite": "SELECT seq, event_id, stream, version, type, schema, CAST(payload AS BLOB),"
+    " CAST(meta AS BLOB), recorded_at, prev_hash, hash FROM events"
+    " WHERE {where}seq > ? ORDER BY seq LIMIT ?",
+    "postgresql": "SELECT seq, CAST(event_id AS TEXT), stream, version, type, schema, payload,"
+    " meta, recorded_at, prev_hash, hash FROM events"
+    " WHERE {where}seq > %s ORDER BY seq LIMIT %s",
+}
+
+
+def _encode_pg_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    try:
+        payload = canonical_json(row[6]).encode()
+        meta = canonical_json(row[7]).encode()
+    except (TypeError, ValueError, UnicodeEncodeError):
+        return tuple(row)
+    return (*row[:6], payload, meta, *row[8:])
 
 
 def open_store(url: str = DEFAULT_URL) -> EventStore:

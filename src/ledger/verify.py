@@ -10,16 +10,13 @@ is unproven anyway.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from json.encoder import encode_basestring
 from typing import IO, Any
 
-from ledger.canonical import GENESIS_HASH, canonical_json, chain_hash, envelope_text
-from ledger.database import read_transaction
+from ledger.canonical import GENESIS_HASH, envelope_bytes
 from ledger.envelope import RecordedEvent
-from ledger.jsonl import JsonlError, export_line, exported_event, numbered_lines, parse_line
+from ledger.jsonl import JsonlError, event_row, exported_event, parse_line, row_line
 from ledger.store import EventStore
 
 
@@ -79,47 +76,46 @@ class Unreadable:
 
 _Row = tuple
 """An envelope as a tuple in column order (seq, event_id, stream, version, type, schema,
-payload, meta, recorded_at, prev_hash, hash), followed by its file line when read from a file.
-`payload` and `meta` are the canonical JSON bytes when read raw from SQLite (where the ledger
-stores exactly what it hashed), canonical JSON text when encoded from an event, or decoded
-values (PostgreSQL jsonb), which are encoded on the way."""
+payload, meta, recorded_at, prev_hash, hash), `payload` and `meta` as canonical JSON bytes
+(`EventStore.iter_rows`), followed by its file line when read from a file."""
 
 
 def verify_chain(
     events: Iterable[RecordedEvent | Unreadable], *, complete: bool = True
 ) -> VerifyResult:
-    """Verify events given in `seq` order. With `complete=False` (an export of one stream)
-    gaps in `seq` are allowed and links are checked only between consecutive seqs."""
-    return _verify((_row_of(e) for e in events), complete)
+    """Verify events given in `seq` order. With `complete=False` (an export of some whole
+    streams) gaps in `seq` are allowed and links are checked only between consecutive seqs;
+    every stream's versions must still run 1, 2, 3…"""
+    return _verify((e if isinstance(e, Unreadable) else event_row(e) for e in events), complete)
 
 
 def verify_file(source: IO[bytes], *, complete: bool = True) -> VerifyResult:
     """Verify an export file on its own, without any database. Beyond the chain, every line
     must be byte for byte the export form of its envelope, so that a change to any byte of
-    the file is caught."""
+    the file is caught, and no line may be blank (only an empty last line is tolerated)."""
     return _verify(_file_rows(source), complete)
 
 
 def verify_store(store: EventStore, page_size: int = 5000) -> VerifyResult:
-    """Verify the whole chain held in a database."""
-    return _verify(_store_rows(store, page_size), complete=True)
+    """Verify the whole chain held in a database, over the stored bytes themselves: the very
+    rows an export writes."""
+    return _verify(store.iter_rows(page_size=page_size), complete=True)
 
 
 def _verify(rows: Iterable[_Row | Unreadable], complete: bool) -> VerifyResult:
     """The chain rules of the module docstring, as one tight loop: this runs once per event
-    of a whole ledger, so it keeps its state in locals and hashes inline in the common case
-    (a well-typed SQLite row, payload and meta already canonical bytes)."""
+    of a whole ledger, so it keeps its state in locals."""
     checked, last_seq, last_hash = 0, 0, GENESIS_HASH
     versions: dict[Any, int] = {}
     event_ids: set[Any] = set()
-    sha256, quote = hashlib.sha256, encode_basestring
+    sha256, encode = hashlib.sha256, envelope_bytes
     reason: str | None = None
     row: Any = None
     for row in rows:
         if isinstance(row, Unreadable):
             problem = VerifyProblem(row.seq, row.line, row.reason)
             return VerifyResult(False, checked, last_seq, last_hash, problem)
-        seq, event_id, stream, version, type_, schema, payload, meta, recorded_at = row[:9]
+        seq, event_id, stream, version = row[:4]
         prev_hash, stored_hash = row[9], row[10]
         if type(seq) is not int or seq <= last_seq:
             reason = f"seq {seq!r} does not follow seq {last_seq}"
@@ -134,37 +130,23 @@ def _verify(rows: Iterable[_Row | Unreadable], complete: bool) -> VerifyResult:
             )
         if reason is not None:
             break
-        digest = None
-        if (
-            type(payload) is bytes
-            and type(meta) is bytes
-            and type(version) is int
-            and type(schema) is int
-            and type(prev_hash) is str
-        ):
-            try:
-                head = f'{prev_hash}{{"event_id":{quote(event_id)},"meta":'
-                tail = (
-                    f',"prev_hash":{quote(prev_hash)},"recorded_at":{quote(recorded_at)},'
-                    f'"schema":{schema},"seq":{seq},"stream":{quote(stream)},'
-                    f'"type":{quote(type_)},"version":{version}}}'
-                )
-                digest = sha256(
-                    b"".join((head.encode(), meta, b',"payload":', payload, tail.encode()))
-                ).hexdigest()
-            except (TypeError, UnicodeEncodeError):
-                digest = None
+        try:
+            digest = sha256(encode(row, None, prev_hash)).hexdigest()
+        except (TypeError, AttributeError, UnicodeEncodeError) as exc:
+            digest = f"(nothing: the row cannot be encoded, {exc})"
         if digest != stored_hash:
-            digest = _recompute(row)
-            if digest != stored_hash:
-                reason = (
-                    f"stored hash {stored_hash!r} does not match the recomputed {digest}: "
-                    "the event was altered"
-                )
-                break
+            reason = (
+                f"stored hash {stored_hash!r} does not match the recomputed {digest}: "
+                "the event was altered"
+            )
+            break
         expected_version = versions.get(stream, 0) + 1
-        if version != expected_version and (complete or version < expected_version):
-            reason = f"{stream} version {version!r} should be {expected_version}"
+        if version != expected_version:
+            reason = f"{stream} version {version!r} should be {expected_version}" + (
+                ": events of the stream are missing"
+                if type(version) is int and version > expected_version
+                else ""
+            )
             break
         if event_id in event_ids:
             reason = f"event_id {event_id} appears a second time"
@@ -180,57 +162,30 @@ def _verify(rows: Iterable[_Row | Unreadable], complete: bool) -> VerifyResult:
     return VerifyResult(False, checked, last_seq, last_hash, VerifyProblem(seq, line, reason))
 
 
-def _recompute(row: _Row) -> str:
-    payload, meta = row[6], row[7]
-    try:
-        digest = _digest(row, _as_json(payload), _as_json(meta))
-        if digest != row[10] and isinstance(payload, str) and isinstance(meta, str):
-            digest = _digest(row, _reencode(payload), _reencode(meta))
-    except (TypeError, ValueError, RecursionError) as exc:
-        return f"(nothing: the row cannot be encoded, {exc})"
-    return digest
-
-
-def _digest(row: _Row, payload_json: str, meta_json: str) -> str:
-    text = envelope_text(*row[:6], payload_json, meta_json, row[8], row[9])
-    return chain_hash(str(row[9]), text.encode("utf-8"))
-
-
-def _as_json(value: Any) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
-    return value if isinstance(value, str) else canonical_json(value)
-
-
-def _reencode(value: Any) -> str:
-    """The canonical text of a stored value that was not already canonical text (a
-    PostgreSQL jsonb value, or SQLite text written by someone other than the ledger)."""
-    if isinstance(value, bytes | str):
-        return canonical_json(json.loads(value))
-    return canonical_json(value)
-
-
-def _row_of(event: RecordedEvent | Unreadable, line: int | None = None) -> _Row | Unreadable:
-    if isinstance(event, Unreadable):
-        return event
-    return (
-        event.seq,
-        event.event_id,
-        event.stream,
-        event.version,
-        event.type,
-        event.schema,
-        canonical_json(event.payload),
-        canonical_json(event.meta),
-        event.recorded_at,
-        event.prev_hash,
-        event.hash,
-        *([] if line is None else [line]),
-    )
+def _file_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes] | Unreadable]:
+    """Every line of an export with its 1-based number; a blank line is a break, except one
+    empty line at the very end (a file ending in an extra newline)."""
+    blank: int | None = None
+    for number, raw in enumerate(source, start=1):
+        if blank is not None:
+            break
+        if raw.strip():
+            yield number, raw
+        else:
+            blank = number
+            if raw != b"\n":
+                break
+    else:
+        return
+    yield Unreadable(None, blank, f"line {blank} is blank: an export has no blank lines")
 
 
 def _file_rows(source: IO[bytes]) -> Iterator[_Row | Unreadable]:
-    for number, raw in numbered_lines(source):
+    for item in _file_lines(source):
+        if isinstance(item, Unreadable):
+            yield item
+            return
+        number, raw = item
         try:
             obj = parse_line(raw, number)
         except JsonlError as exc:
@@ -242,8 +197,9 @@ def _file_rows(source: IO[bytes]) -> Iterator[_Row | Unreadable]:
             seq = obj.get("seq") if type(obj.get("seq")) is int else None
             yield Unreadable(seq, number, "; ".join(exc.problems))
             return
-        yield _row_of(event, number)
-        if raw != export_line(event).encode("utf-8"):
+        row = event_row(event)
+        yield (*row, number)
+        if raw != row_line(row):
             yield Unreadable(
                 event.seq,
                 number,
@@ -251,37 +207,3 @@ def _file_rows(source: IO[bytes]) -> Iterator[_Row | Unreadable]:
                 "(white space, key order, escapes or line ending were changed)",
             )
             return
-
-
-_SELECT_PAGE = (
-    "SELECT seq, {event_id}, stream, version, type, schema, {payload}, {meta}, recorded_at,"
-    " prev_hash, hash FROM events WHERE seq > {after} ORDER BY seq LIMIT {limit}"
-)
-
-
-def _store_rows(store: EventStore, page_size: int) -> Iterator[_Row | Unreadable]:
-    """The rows of the events table as stored, read page by page through the driver: on
-    SQLite `payload` and `meta` come back as the very bytes that were hashed."""
-    if store.engine.dialect.name == "postgresql":
-        columns = {"event_id": "CAST(event_id AS TEXT)", "payload": "payload", "meta": "meta"}
-    else:
-        columns = {
-            "event_id": "event_id",
-            "payload": "CAST(payload AS BLOB)",
-            "meta": "CAST(meta AS BLOB)",
-        }
-    after = 0
-    while True:
-        with read_transaction(store.engine) as connection:
-            cursor = connection.connection.cursor()
-            try:
-                cursor.execute(
-                    _SELECT_PAGE.format(**columns, after=int(after), limit=int(page_size))
-                )
-                page = cursor.fetchall()
-            finally:
-                cursor.close()
-        yield from page
-        if len(page) < page_size:
-            return
-        after = page[-1][0]

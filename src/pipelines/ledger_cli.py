@@ -8,7 +8,9 @@ exits with 1.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +20,7 @@ from typing import IO, Annotated, Any, NoReturn
 import sqlalchemy as sa
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ledger import (
@@ -28,9 +31,10 @@ from ledger import (
     import_events,
     verify_file,
     verify_store,
-    write_export,
 )
 from ledger.database import DEFAULT_URL, create_db_engine, upgrade
+from ledger.envelope import STREAM_FORMAT, check_stream
+from ledger.jsonl import row_line, write_rows
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -50,7 +54,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable outpu
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    _err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    _err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -59,10 +63,12 @@ def _emit_json(value: dict[str, Any]) -> None:
 
 
 @contextmanager
-def _store(url: str) -> Iterator[EventStore]:
-    """The ledger at `url`, with every database failure turned into a message on stderr."""
+def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
+    """The ledger at `url`, with every database failure turned into a message on stderr.
+    Only `create` (import) creates or migrates it; the read-only commands open an existing
+    ledger as it is, so that a mistyped path is an error rather than a new empty ledger."""
     try:
-        with EventStore(url) as store:
+        with EventStore(url, upgrade=create) as store:
             yield store
     except LedgerError as exc:
         _fail(str(exc))
@@ -75,6 +81,8 @@ def _open_input(file: Path) -> Iterator[IO[bytes]]:
     if file == Path("-"):
         yield sys.stdin.buffer
         return
+    if file.is_dir():
+        _fail(f"{file} is a directory; give the path of a JSON Lines file")
     if not file.is_file():
         _fail(f"{file}: no such file; give the path of a JSON Lines file")
     try:
@@ -103,7 +111,7 @@ def import_command(
     Every line is checked first, and every bad line is listed.
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped."""
-    with _open_input(file) as source, _store(db) as store:
+    with _open_input(file) as source, _store(db, create=True) as store:
         report = import_events(store, source, require_same_hashes=require_same_hashes)
     if as_json:
         _emit_json(report.to_dict())
@@ -147,19 +155,56 @@ def export_command(
         Path | None, typer.Option("--out", help="Write to this file instead of stdout.")
     ] = None,
 ) -> None:
-    """Export events as JSON Lines with every envelope field, in seq order."""
+    """Export events as JSON Lines with every envelope field, in seq order.
+
+    Each line holds the event as stored, so an altered row stays detectable in the export."""
+    if stream is not None and check_stream(stream):
+        _fail(
+            f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
+            f"{STREAM_FORMAT}"
+        )
     with _store(db) as store:
-        events = store.iter_all(stream=stream)
+        lines = (row_line(row) for row in store.iter_rows(stream=stream))
         if out is None:
-            count = write_export(events, sys.stdout.buffer)
-            sys.stdout.buffer.flush()
+            count = _export_to_stdout(lines)
+            if count is None:
+                return
         else:
-            try:
-                with out.open("wb") as handle:
-                    count = write_export(events, handle)
-            except OSError as exc:
-                _fail(f"cannot write {out}: {exc.strerror or exc}")
+            count = _export_to_file(lines, out)
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
+
+
+def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
+    """Write to stdout; `None` when the reader went away (`export | head`): that is a normal
+    end, so exit quietly without the error Python would print at exit."""
+    try:
+        count = write_rows(lines, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return None
+    return count
+
+
+def _export_to_file(lines: Iterator[bytes], out: Path) -> int:
+    """Write to a temporary file beside `out`, renamed over it once complete: a failure
+    leaves no half-written export behind (and an earlier file at `out` untouched)."""
+    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
+    try:
+        with partial.open("wb") as handle:
+            count = write_rows(lines, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        partial.replace(out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        _fail(f"cannot write {out}: {exc.strerror or exc}")
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return count
 
 
 @ledger_app.command("verify")
@@ -257,5 +302,5 @@ def upgrade_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> 
 def _safe_url(url: str) -> str:
     try:
         return sa.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:
+    except (sa.exc.ArgumentError, ValueError):
         return url

@@ -250,6 +250,7 @@ def test_verify_of_a_tampered_database_exits_1_naming_the_seq(db_url: str, tmp_p
 
 
 def test_head_of_an_empty_ledger(sqlite_url: str) -> None:
+    assert _invoke("db", "upgrade", "--db", sqlite_url).exit_code == 0
     result = _invoke("ledger", "head", "--db", sqlite_url, "--json")
     assert json.loads(result.stdout) == {"seq": 0, "hash": "0" * 64}
 
