@@ -60,19 +60,24 @@ def _tile_set_errors(
     board: Board, move: Move, tiles: tuple[Tile, ...], needed: dict[str, int], ruleset: Ruleset
 ) -> list[str]:
     """Rules that hold with or without a rack: real tiles only, a rack's worth, the bag's."""
-    errors = []
-    for letter in sorted(k for k in needed if k != JOKER and k not in ruleset.tile_counts):
-        errors.append(f"{letter} has no tile: only a joker can stand for it, written ({letter})")
+    counts = ruleset.tile_counts
+    errors = [
+        f"{letter} has no tile: only a joker can stand for it, written ({letter})"
+        for letter in sorted(k for k in needed if k != JOKER and k not in counts)
+    ]
     if len(tiles) > ruleset.rack_size:
         errors.append(f"the move lays {len(tiles)} tiles, a rack holds at most {ruleset.rack_size}")
     on_board = board.tile_counts()
-    for tile, n in sorted(needed.items()):
-        total = ruleset.jokers if tile == JOKER else ruleset.tile_counts.get(tile)
+    over = []
+    for tile, n in needed.items():
+        total = ruleset.jokers if tile == JOKER else counts.get(tile)
         if total is not None and n + on_board.get(tile, 0) > total:
-            errors.append(
-                f"the move lays {n} {_name(tile, n)} but the game has {total} and "
-                f"{on_board.get(tile, 0)} already lie on the board"
-            )
+            over.append((tile, n, total))
+    errors.extend(
+        f"the move lays {n} {_name(tile, n)} but the game has {total} and "
+        f"{on_board.get(tile, 0)} already lie on the board"
+        for tile, n, total in sorted(over)
+    )
     chosen = move.chosen
     if chosen is not None:
         if not chosen.joker and chosen.letter not in ruleset.tile_counts:
@@ -94,15 +99,15 @@ def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[str]:
     available = rack.counts()
     chosen = move.chosen
     extra = (JOKER if chosen.joker else chosen.letter) if chosen is not None else None
-    errors = []
-    for tile, n in sorted(needed.items()):
+    short = []
+    for tile, n in needed.items():
         held = available.get(tile, 0) + (tile == extra)
         if n > held:
-            errors.append(
-                f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'} "
-                f"holds {held}"
-            )
-    return errors
+            short.append((tile, n, held))
+    return [
+        f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'} holds {held}"
+        for tile, n, held in sorted(short)
+    ]
 
 
 def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) -> Placement:

@@ -51,11 +51,10 @@ def check_move(
     if placement.tiles and not score.words:
         errors.append("the move forms no word of two letters or more")
     if dictionary is not None:
-        errors.extend(
-            f"{w.word} is not in the dictionary{f' {dictionary.name}' if dictionary.name else ''}"
-            for w in score.words
-            if not dictionary.accepts(w.word)
-        )
+        accepts = dictionary.accepts
+        unknown = [w.word for w in score.words if not accepts(w.word)]
+        named = f" {dictionary.name}" if dictionary.name else ""
+        errors.extend(f"{word} is not in the dictionary{named}" for word in unknown)
     valid = not errors
     earned = score.total if valid else 0
     warnings = []
