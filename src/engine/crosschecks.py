@@ -113,6 +113,26 @@ def changed_lines(old: Board, new: Board, across: bool) -> set[int] | None:
     return lines
 
 
+# A board's letters (EMPTY where none) and tile points, row by row.
+Grid = list[list[int]]
+
+
+def cells_and_values(board: Board, ruleset: Ruleset) -> tuple[Grid, Grid]:
+    """The board's letters 0-25 (EMPTY where none) and tile points (0 for a joker), by row."""
+    cells, jokers = _grid(board)
+    points = [ruleset.value(chr(65 + i)) for i in range(26)]
+    values = [
+        [0 if joker else points[cell] if cell != EMPTY else 0 for cell, joker in squares]
+        for squares in map(zip, cells, jokers)
+    ]
+    return cells, values
+
+
+def transposed(grid: list[list[int]] | tuple[tuple[int, ...], ...]) -> Grid:
+    """Columns as rows: the board as the pass down sees it."""
+    return [list(col) for col in zip(*grid, strict=True)]
+
+
 def board_lines(
     board: Board,
     ruleset: Ruleset,
@@ -121,28 +141,23 @@ def board_lines(
     across: bool,
     cache: CrossCache | None = None,
     previous: tuple[list[Line], set[int]] | None = None,
+    grids: tuple[Grid, Grid] | None = None,
 ) -> list[Line]:
     """The lines of `board` for moves across (its rows) or down (its columns).
 
     `cache` keeps cross-check masks between positions played with the same lexicon and
     two-letter list; `previous` gives the lines of an earlier board and which of them
     changed (`changed_lines`): the others are reused as they are. Consecutive positions of a
-    game share most of both.
+    game share most of both. `grids`, when given, is `cells_and_values(board, ruleset)`,
+    which the passes across and down can then share.
     """
-    cells, jokers = _grid(board)
+    cells, values = grids or cells_and_values(board, ruleset)
     size = board.size
-    points = [ruleset.value(chr(65 + i)) for i in range(26)]
-    values = [
-        [0 if cells[r][c] == EMPTY or jokers[r][c] else points[cells[r][c]] for c in range(size)]
-        for r in range(size)
-    ]
-    letter_factor = [list(row) for row in ruleset.letter_factor]
-    word_factor = [list(row) for row in ruleset.word_factor]
+    letter_factor, word_factor = ruleset.letter_factor, ruleset.word_factor
     centre = board.centre_square()
     if not across:
         cells, values, letter_factor, word_factor = (
-            [list(col) for col in zip(*grid, strict=True)]
-            for grid in (cells, values, letter_factor, word_factor)
+            transposed(grid) for grid in (cells, values, letter_factor, word_factor)
         )
         centre = (centre[1], centre[0])
     empty_board = all(cell == EMPTY for row in cells for cell in row)

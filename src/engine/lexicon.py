@@ -6,12 +6,13 @@ edges, and minimising it (sharing identical suffix graphs) keeps the Romanian li
 680,000 forms to roughly a hundred thousand nodes. Letters are the 26 folded capitals A-Z,
 numbered 0-25 on edges.
 
-Per node it also keeps what the top finder's bounds need: the letters reachable below it, the
-most letters a word can still add, and at which exact distances a word can end. For the whole
-list it keeps a Bloom filter of the letter multisets of its words (`multiset_key`), so the top
-finder can tell at once that a rack, with the board letters a span would cross, makes no word
-at all (then no bingo is possible there; a rack with two jokers asks 351 times, hence a filter
-that rarely says "perhaps" wrongly).
+Per node it also keeps what the generator and the top finder's bounds need: the letters on its
+own edges (so the generator visits only the letters a square allows, not every edge), the
+letters reachable below it, the most letters a word can still add, and at which exact distances
+a word can end. For the whole list it keeps a Bloom filter of the letter multisets of its words
+(`multiset_key`), so the top finder can tell at once that a rack, with the board letters a span
+would cross, makes no word at all (then no bingo is possible there; a rack with two jokers asks
+351 times, hence a filter that rarely says "perhaps" wrongly).
 
 `to_bytes` / `from_bytes` are the cache format (a header with a version and a CRC of the
 payload, then flat little-endian arrays); corrupt or foreign bytes raise `LexiconError` so that
@@ -31,7 +32,7 @@ from itertools import islice, pairwise
 from engine.tiles import fold_word
 
 _MAGIC = b"ARBDAWG\x00"
-_VERSION = 4
+_VERSION = 5
 # magic, version, nodes, edges, words, multiset filter bytes, crc32 of the payload
 _HEADER = struct.Struct("<8sIIIIII")
 _A = ord("A")
@@ -133,17 +134,22 @@ def _parents_first(edges: list[dict[int, int]]) -> list[int]:
     return postorder[::-1]
 
 
-def _what_follows(children: list[dict[int, int]], terminal: bytes) -> tuple[array, bytes, array]:
-    """Per node: letters reachable below it, most letters still to come, word-end distances."""
+def _what_follows(
+    children: list[dict[int, int]], terminal: bytes
+) -> tuple[list[int], list[int], bytes, list[int]]:
+    """Per node: letters on its edges, letters reachable below it, most letters still to come,
+    word-end distances."""
+    edges = [sum(1 << letter for letter in node) for node in children]
     reach = [0] * len(children)
     height = bytearray(len(children))
     lengths = list(terminal)
     for n in range(len(children) - 1, -1, -1):
-        for letter, child in children[n].items():
-            reach[n] |= (1 << letter) | reach[child]
+        for child in children[n].values():
+            reach[n] |= reach[child]
             height[n] = max(height[n], min(255, height[child] + 1))
             lengths[n] |= (lengths[child] << 1) & _LENGTHS_MASK
-    return array("I", reach), bytes(height), array("I", lengths)
+        reach[n] |= edges[n]
+    return edges, reach, bytes(height), lengths
 
 
 def _multiset_filter(words: set[str]) -> bytes:
@@ -164,6 +170,7 @@ class Lexicon:
     __slots__ = (
         "_children",
         "_edge_count",
+        "_edges",
         "_height",
         "_lengths",
         "_multisets",
@@ -178,9 +185,10 @@ class Lexicon:
         terminal: bytes,
         children: list[dict[int, int]],
         words: int,
-        reach: array,
+        edges: list[int],
+        reach: list[int],
         height: bytes,
-        lengths: array,
+        lengths: list[int],
         multisets: bytes,
     ) -> None:
         self._terminal = terminal
@@ -188,6 +196,8 @@ class Lexicon:
         self._shift = 64 - (8 * len(multisets)).bit_length() + 1
         self._children = children
         self._words = words
+        # Plain lists, not arrays: indexing an array boxes a new int on every read.
+        self._edges = edges
         self._reach = reach
         self._height = height
         self._lengths = lengths
@@ -208,16 +218,17 @@ class Lexicon:
             if word is None:
                 raise LexiconError(f"word {raw!r}: only letters A-Z (after folding) can be stored")
             folded.add(word)
-        terminal, edges = _build(sorted(folded))
-        nodes = _parents_first(edges)
+        terminal, built = _build(sorted(folded))
+        nodes = _parents_first(built)
         order = {node: i for i, node in enumerate(nodes)}
         children = [
-            {letter: order[child] for letter, child in sorted(edges[node].items())}
+            {letter: order[child] for letter, child in sorted(built[node].items())}
             for node in nodes
         ]
         flags = bytes(terminal[node] for node in nodes)
-        reach, height, lengths = _what_follows(children, flags)
-        return cls(flags, children, len(folded), reach, height, lengths, _multiset_filter(folded))
+        edges, reach, height, lengths = _what_follows(children, flags)
+        multisets = _multiset_filter(folded)
+        return cls(flags, children, len(folded), edges, reach, height, lengths, multisets)
 
     def to_bytes(self) -> bytes:
         first = array("I", [0])
@@ -227,18 +238,18 @@ class Lexicon:
             labels.extend(node.keys())
             targets.extend(node.values())
             first.append(len(labels))
+        edges = array("I", self._edges)
         reach = array("I", self._reach)
         lengths = array("I", self._lengths)
         if sys.byteorder != "little":
-            first.byteswap()
-            targets.byteswap()
-            reach.byteswap()
-            lengths.byteswap()
+            for numbers in (first, targets, edges, reach, lengths):
+                numbers.byteswap()
         payload = b"".join(
             (
                 first.tobytes(),
                 self._terminal,
                 self._height,
+                edges.tobytes(),
                 reach.tobytes(),
                 lengths.tobytes(),
                 bytes(labels),
@@ -268,7 +279,7 @@ class Lexicon:
         if version != _VERSION:
             raise LexiconError(f"lexicon format version {version}, this engine reads {_VERSION}")
         payload = memoryview(data)[_HEADER.size :]
-        expected = 4 * (nodes + 1) + 10 * nodes + 5 * edge_count + filter_size
+        expected = 4 * (nodes + 1) + 14 * nodes + 5 * edge_count + filter_size
         filter_ok = filter_size & (filter_size - 1) == 0 and (
             1 << (_FILTER_MIN_BITS - 3) <= filter_size <= 1 << (_FILTER_MAX_BITS - 3)
         )
@@ -286,12 +297,10 @@ class Lexicon:
         at += nodes
         height = bytes(payload[at : at + nodes])
         at += nodes
-        reach = array("I")
-        reach.frombytes(payload[at : at + 4 * nodes])
-        at += 4 * nodes
-        lengths = array("I")
-        lengths.frombytes(payload[at : at + 4 * nodes])
-        at += 4 * nodes
+        edges, reach, lengths = array("I"), array("I"), array("I")
+        for numbers in (edges, reach, lengths):
+            numbers.frombytes(payload[at : at + 4 * nodes])
+            at += 4 * nodes
         labels = bytes(payload[at : at + edge_count])
         at += edge_count
         targets = array("I")
@@ -299,10 +308,8 @@ class Lexicon:
         at += 4 * edge_count
         multisets = bytes(payload[at:])
         if sys.byteorder != "little":
-            first.byteswap()
-            targets.byteswap()
-            reach.byteswap()
-            lengths.byteswap()
+            for numbers in (first, targets, edges, reach, lengths):
+                numbers.byteswap()
         if (
             first[0] != 0
             or first[-1] != edge_count
@@ -312,7 +319,16 @@ class Lexicon:
             raise LexiconError("lexicon bytes inconsistent: edges out of range")
         pairs = zip(labels, targets, strict=True)
         children = [dict(islice(pairs, first[n + 1] - first[n])) for n in range(nodes)]
-        return cls(terminal, children, words, reach, height, lengths, multisets)
+        return cls(
+            terminal,
+            children,
+            words,
+            edges.tolist(),
+            reach.tolist(),
+            height,
+            lengths.tolist(),
+            multisets,
+        )
 
     def __len__(self) -> int:
         return self._words
@@ -352,7 +368,12 @@ class Lexicon:
         return self._terminal
 
     @property
-    def reach(self) -> array:
+    def edges(self) -> list[int]:
+        """Per node, the 26-bit mask of the letters on its own edges (the keys of `children`)."""
+        return self._edges
+
+    @property
+    def reach(self) -> list[int]:
         """Per node, the 26-bit mask of letters on some path from it to a word's end."""
         return self._reach
 
@@ -362,7 +383,7 @@ class Lexicon:
         return self._height
 
     @property
-    def lengths(self) -> array:
+    def lengths(self) -> list[int]:
         """Per node, bit i set when a word ends exactly i letters further (i below 32)."""
         return self._lengths
 

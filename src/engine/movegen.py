@@ -27,6 +27,7 @@ from engine.crosschecks import (
     CrossCache,
     Line,
     board_lines,
+    cells_and_values,
     changed_lines,
 )
 from engine.dictionary import Dictionary
@@ -95,6 +96,7 @@ class MoveGenerator:
         self.bingo = ruleset.bingo_bonus
         self._cross_cache: CrossCache = {}
         self._last_lines: dict[bool, tuple[Board, list[Line]]] = {}
+        self._last_grids: tuple[Board, tuple[list[list[int]], list[list[int]]]] | None = None
 
     def moves(self, board: Board, rack: Rack | str) -> list[ScoredMove]:
         """All legal moves, best first (ties in square, direction and word order)."""
@@ -144,6 +146,9 @@ class MoveGenerator:
             changed = changed_lines(last[0], board, across)
             if changed is not None:
                 previous = (last[1], changed)
+        # The board's letters and points serve both passes (across, then down).
+        if self._last_grids is None or self._last_grids[0] is not board:
+            self._last_grids = (board, cells_and_values(board, self.ruleset))
         lines = board_lines(
             board,
             self.ruleset,
@@ -152,6 +157,7 @@ class MoveGenerator:
             across,
             self._cross_cache,
             previous,
+            self._last_grids[1],
         )
         self._last_lines[across] = (board, lines)
         return lines
@@ -247,7 +253,11 @@ class _Position:
                             continue
                         if bounds[i] < 0:
                             continue
-                        bingo = self.bounds.bingo_possible(line, start)
+                        # The bound tables already say how many tiles fit from the anchor on:
+                        # too few for the whole rack and no anagram test is needed.
+                        room = self.bounds.spans[across][line.index][a][1]
+                        fits = room + (a - start if cells[start] < 0 else 0) >= tiles
+                        bingo = fits and self.bounds.bingo_possible(line, start)
                         if not bingo and cells[start] < 0 and a - start + 1 >= full_rack:
                             continue
                         bound = bounds[i] + (self.bounds.bingo if bingo else 0)
@@ -270,6 +280,7 @@ class _Position:
         pruning: only those that may still reach the best score found so far)."""
         lexicon = self.generator.lexicon
         children = lexicon.children
+        edges = lexicon.edges
         terminal = lexicon.terminal
         reach = lexicon.reach
         height = lexicon.height
@@ -294,7 +305,8 @@ class _Position:
         bounds = self.bounds
         span = bounds.span
         spans = bounds.spans[across][line.index]
-        by_value = bounds.letters_by_value
+        sums_of = bounds.cached_sums.get
+        best_sums = bounds.best_sums
         word: list[int] = []
         jokers: list[int] = []
 
@@ -310,107 +322,105 @@ class _Position:
             node: int, col: int, main: int, mult: int, crossed: int, placed: int, have: int
         ) -> None:
             walked = 0
-            while col < size and cells[col] >= 0:
-                node = children[node].get(cells[col], -1)
-                if node < 0:
-                    if walked:
-                        del word[-walked:]
+            # The board letters walked are taken off the word however the call ends.
+            try:
+                while col < size and cells[col] >= 0:
+                    node = children[node].get(cells[col], -1)
+                    if node < 0:
+                        return
+                    word.append(cells[col])
+                    main += values[col]
+                    walked += 1
+                    col += 1
+                if col > a:
+                    if terminal[node]:
+                        finish(main, mult, crossed, placed, col)
+                elif height[node] < must_end - col or reach[node] & forced != forced:
                     return
-                word.append(cells[col])
-                main += values[col]
-                walked += 1
-                col += 1
-            if col > a:
-                if terminal[node]:
-                    finish(main, mult, crossed, placed, col)
-            elif height[node] < must_end - col or reach[node] & forced != forced:
+                rest = tiles - placed
+                if col < size and rest:
+                    # Only the letters both on the node's edges and allowed here, lowest first.
+                    todo = edges[node] & (masks[col] if counts[_JOKER] else masks[col] & have)
+                    if not todo:
+                        return
+                    if prune:
+                        entries, room = spans[col] or span(line, across, col)
+                        most = rest if rest < room else room
+                        if height[node] < most:
+                            most = height[node]
+                        # The best tiles left that a word from here may use (see `best_sums`).
+                        key = reach[node] & have | counts[_JOKER] << 26
+                        best_sum, laid = (sums_of(key) or best_sums(key))[most]
+                        ending = lengths[node]
+                        while laid and not ending >> (entries[laid][5] - col) & 1:
+                            laid -= 1
+                        more, board, paired, more_crossed, capped, _ = entries[laid]
+                        best_tiles = more * best_sum + paired
+                        if capped < best_tiles:
+                            best_tiles = capped
+                        bound = mult * (main * more + board + best_tiles) + crossed + more_crossed
+                        if bingo_bound and laid == rest:
+                            bound += bingo_bound
+                        if not laid or bound < self.best:
+                            return
+                    kids = children[node]
+                    lf = letter_factor[col]
+                    wf = word_factor[col]
+                    cx = cross[col]
+                    after = col + 1
+                    follow = 1 << cells[after] if after < size and cells[after] >= 0 else 0
+                    # Where the next square is empty, a child that can neither end a word there
+                    # nor take one of the tiles that may be left is not worth a call.
+                    open_next = 0
+                    if not follow and after < size and rest > 1:
+                        open_next = masks[after] if counts[_JOKER] else masks[after] & have
+                    early = col < a
+                    while todo:
+                        bit = todo & -todo
+                        todo ^= bit
+                        letter = bit.bit_length() - 1
+                        child = kids[letter]
+                        if follow:
+                            if not edges[child] & follow:
+                                continue
+                        elif not edges[child] & open_next and (early or not terminal[child]):
+                            continue
+                        if early and (
+                            height[child] < must_end - after or reach[child] & forced != forced
+                        ):
+                            continue
+                        word.append(letter)
+                        if counts[letter]:
+                            counts[letter] -= 1
+                            v = tile_values[letter] * lf
+                            extend(
+                                child,
+                                after,
+                                main + v,
+                                mult * wf,
+                                crossed if cx < 0 else crossed + (cx + v) * wf,
+                                placed + 1,
+                                have if counts[letter] else have & ~(1 << letter),
+                            )
+                            counts[letter] += 1
+                        if counts[_JOKER]:
+                            counts[_JOKER] -= 1
+                            jokers.append(len(word) - 1)
+                            extend(
+                                child,
+                                after,
+                                main,
+                                mult * wf,
+                                crossed if cx < 0 else crossed + cx * wf,
+                                placed + 1,
+                                have,
+                            )
+                            jokers.pop()
+                            counts[_JOKER] += 1
+                        word.pop()
+            finally:
                 if walked:
                     del word[-walked:]
-                return
-            rest = tiles - placed
-            if col < size and rest:
-                if prune:
-                    entries, room = spans[col] or span(line, across, col)
-                    most = rest if rest < room else room
-                    if height[node] < most:
-                        most = height[node]
-                    within = reach[node]
-                    laid = 0
-                    best_sum = 0
-                    for letter, value in by_value:
-                        n = counts[letter]
-                        if n and within >> letter & 1:
-                            if laid + n >= most:
-                                best_sum += value * (most - laid)
-                                laid = most
-                                break
-                            best_sum += value * n
-                            laid += n
-                    if laid < most:
-                        laid += counts[_JOKER]
-                        if laid > most:
-                            laid = most
-                    ending = lengths[node]
-                    while laid and not ending >> (entries[laid][5] - col) & 1:
-                        laid -= 1
-                    more, board, paired, more_crossed, capped, _ = entries[laid]
-                    best_tiles = more * best_sum + paired
-                    if capped < best_tiles:
-                        best_tiles = capped
-                    bound = mult * (main * more + board + best_tiles) + crossed + more_crossed
-                    if bingo_bound and laid == rest:
-                        bound += bingo_bound
-                    if not laid or bound < self.best:
-                        if walked:
-                            del word[-walked:]
-                        return
-                allowed = masks[col] if counts[_JOKER] else masks[col] & have
-                lf = letter_factor[col]
-                wf = word_factor[col]
-                cx = cross[col]
-                after = col + 1
-                follow = cells[after] if after < size else -1
-                early = col < a
-                for letter, child in children[node].items():
-                    if not (allowed >> letter) & 1:
-                        continue
-                    if follow >= 0 and follow not in children[child]:
-                        continue
-                    if early and (
-                        height[child] < must_end - after or reach[child] & forced != forced
-                    ):
-                        continue
-                    word.append(letter)
-                    if counts[letter]:
-                        counts[letter] -= 1
-                        v = tile_values[letter] * lf
-                        extend(
-                            child,
-                            after,
-                            main + v,
-                            mult * wf,
-                            crossed if cx < 0 else crossed + (cx + v) * wf,
-                            placed + 1,
-                            have if counts[letter] else have & ~(1 << letter),
-                        )
-                        counts[letter] += 1
-                    if counts[_JOKER]:
-                        counts[_JOKER] -= 1
-                        jokers.append(len(word) - 1)
-                        extend(
-                            child,
-                            after,
-                            main,
-                            mult * wf,
-                            crossed if cx < 0 else crossed + cx * wf,
-                            placed + 1,
-                            have,
-                        )
-                        jokers.pop()
-                        counts[_JOKER] += 1
-                    word.pop()
-            if walked:
-                del word[-walked:]
 
         extend(0, start, 0, 1, 0, 0, self.have)
 

@@ -53,6 +53,12 @@ class Bounds:
         )
         self.rack_key = multiset_key(i for i in range(26) for _ in range(counts[i]))
         self._anagrams: dict[int, bool] = {}
+        # A copy: the search lays tiles by counting them down in `counts` itself.
+        self._full_counts = list(counts)
+        # `best_sums` by key; the search reads it directly, a method call costing more than
+        # the lookup.
+        self.cached_sums: dict[int, list[tuple[int, int]]] = {}
+        self._cap_of_mask: dict[int, int] = {}
         self.caps: dict[bool, list[list[int] | None]] = {True: [None] * size, False: [None] * size}
         self.spans: dict[bool, list[list[Span | None]]] = {
             across: [[None] * size for _ in range(size)] for across in (True, False)
@@ -131,14 +137,39 @@ class Bounds:
         spans[col] = result
         return result
 
+    def best_sums(self, key: int) -> list[tuple[int, int]]:
+        """Per number m of tiles, the most m rack tiles can be worth and how many of the m
+        the rack can fill, counting only the letters of `key & ANY_LETTER` and `key >> 26`
+        jokers (worth 0, fitting anywhere).
+
+        The search asks with the letters it still holds and a word may still use; it counts
+        every copy of those the whole rack holds, a little more than may be left, so that
+        the answers can be cached per position.
+        """
+        sums = self.cached_sums.get(key)
+        if sums is not None:
+            return sums
+        values = [
+            value
+            for letter, value in self.letters_by_value
+            if key >> letter & 1
+            for _ in range(self._full_counts[letter])
+        ]
+        values += [0] * (key >> 26)
+        sums = [(sum(values[:m]), min(m, len(values))) for m in range(self.tiles + 1)]
+        self.cached_sums[key] = sums
+        return sums
+
     def _caps(self, line: Line, across: bool) -> list[int]:
         """Per square, the most a rack tile allowed there by its cross-check is worth."""
-        by_value = self.letters_by_value
-        top = by_value[0][1] if by_value else 0
-        caps = [
-            top if mask == ANY_LETTER else next((v for x, v in by_value if mask >> x & 1), 0)
-            for mask in line.masks
-        ]
+        known = self._cap_of_mask
+        caps = []
+        for mask in line.masks:
+            cap = known.get(mask)
+            if cap is None:
+                cap = next((v for x, v in self.letters_by_value if mask >> x & 1), 0)
+                known[mask] = cap
+            caps.append(cap)
         self.caps[across][line.index] = caps
         return caps
 
