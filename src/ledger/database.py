@@ -189,11 +189,12 @@ def upgrade(engine: Engine) -> tuple[str | None, str | None]:
         ) from None
 
 
-def ensure_schema(engine: Engine) -> None:
-    """Migrate before first use; a cheap check when the database is already current."""
+@contextmanager
+def _inspecting(engine: Engine) -> Iterator[Connection]:
+    """A read transaction whose driver errors become the ledger's own, naming the database."""
     try:
         with read_transaction(engine) as connection:
-            current = current_revision(connection)
+            yield connection
     except sa.exc.OperationalError as exc:
         raise unreachable(engine, exc) from None
     except sa.exc.DatabaseError as exc:
@@ -201,6 +202,12 @@ def ensure_schema(engine: Engine) -> None:
             f"{engine.url.render_as_string(hide_password=True)} is not an Arbitru ledger "
             f"database: {_first_line(exc)}"
         ) from None
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Migrate before first use; a cheap check when the database is already current."""
+    with _inspecting(engine) as connection:
+        current = current_revision(connection)
     if current == head_revision():
         return
     _check_known(current)
@@ -216,18 +223,10 @@ def require_ledger(engine: Engine) -> None:
     sqlite_path = engine.dialect.name == "sqlite" and not database.startswith("file:")
     if sqlite_path and (database in ("", ":memory:") or not Path(database).expanduser().is_file()):
         raise NoLedger(_no_ledger_message(engine))
-    try:
-        with read_transaction(engine) as connection:
-            if not sa.inspect(connection).has_table("events"):
-                raise NoLedger(_no_ledger_message(engine))
-            current = current_revision(connection)
-    except sa.exc.OperationalError as exc:
-        raise unreachable(engine, exc) from None
-    except sa.exc.DatabaseError as exc:
-        raise DatabaseError(
-            f"{engine.url.render_as_string(hide_password=True)} is not an Arbitru ledger "
-            f"database: {_first_line(exc)}"
-        ) from None
+    with _inspecting(engine) as connection:
+        if not sa.inspect(connection).has_table("events"):
+            raise NoLedger(_no_ledger_message(engine))
+        current = current_revision(connection)
     _check_known(current)
 
 
