@@ -36,7 +36,7 @@ from pathlib import Path
 from engine.dictionary import canonical_word_bytes, dictionary_sha256
 from engine.tiles import fold, fold_word
 from pipelines.hunspell import AffixFile, AffixRule, Form, Hunspell, Stem, expand_stem
-from pipelines.lexicons import read_word_list
+from pipelines.wordlists import read_word_list
 
 WORDS_FILE = "ro-frs-words.txt.xz"
 TWO_LETTER_FILE = "ro-frs-two-letter.txt"

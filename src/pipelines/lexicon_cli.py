@@ -25,11 +25,11 @@ from pipelines.lexicon_build import BuildInputMissing, build
 from pipelines.lexicons import (
     LexiconSpecError,
     ListInfo,
-    WordListError,
     describe,
     load_dictionary,
     register_list,
 )
+from pipelines.wordlists import WordListError
 
 lexicon_app = typer.Typer(help="Word lists.", no_args_is_help=True)
 

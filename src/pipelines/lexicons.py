@@ -1,4 +1,4 @@
-"""Where dictionaries come from: word-list files, the registry of lists, the lexicon cache.
+"""Where dictionaries come from: the registry of word lists and the lexicon cache.
 
 A dictionary is named by the SHA-256 of its folded, sorted words (engine.dictionary), so a game
 recorded years ago names exactly the list it was played with. A *spec* says which list to use:
@@ -34,9 +34,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.dictionary import Dictionary, canonical_word_bytes, dictionary_sha256
+from engine.dictionary import Dictionary, canonical_word_bytes
 from engine.lexicon import Lexicon, LexiconError
-from engine.tiles import ALPHABET, fold_word
+from engine.tiles import ALPHABET
+from pipelines.wordlists import (
+    WordList,
+    WordListError,
+    parse_word_list,
+    read_file_bytes,
+    read_word_list,
+    word_list_of_bytes,
+)
 
 DEFAULT_SPEC = "default"
 DEFAULT_NAME = "ro-frs (rospell, filtered)"
@@ -46,21 +54,8 @@ _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 _CACHE_FORMAT = 1
 
 
-class WordListError(ValueError):
-    """A word-list file that cannot be read as one word per line, naming the file and line."""
-
-
 class LexiconSpecError(ValueError):
     """A dictionary spec that names no list this machine knows, with what to do about it."""
-
-
-@dataclass(frozen=True)
-class WordList:
-    """The distinct folded words of a file, sorted, and the hash that names them."""
-
-    words: tuple[str, ...]
-    sha256: str
-    source: str
 
 
 @dataclass(frozen=True)
@@ -82,55 +77,6 @@ class ListInfo:
     entry: RegisteredList
     words: int
     two_letter: int
-
-
-def parse_word_list(text: str, source: str = "<text>", allow_empty: bool = False) -> WordList:
-    """Read one word per line, with or without diacritics; blank lines and ``#`` lines skipped.
-
-    A line that is not a single word of letters A-Z after folding is an error naming the line:
-    the list's hash names the dictionary a game is played with, so silently dropping a line
-    would name a different list from the one the federation published.
-    """
-    words: set[str] = set()
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        folded = fold_word(line)
-        if folded is None:
-            raise WordListError(
-                f"{source}, line {number}: {line!r} is not one word of letters A-Z "
-                "(diacritics ĂÂÎȘȚ are folded); fix or delete the line, or comment it out with #"
-            )
-        words.add(folded)
-    if not words and not allow_empty:
-        raise WordListError(f"{source}: no words (one word per line expected)")
-    ordered = tuple(sorted(words))
-    return WordList(ordered, dictionary_sha256(ordered), source)
-
-
-def read_word_list(path: Path, allow_empty: bool = False) -> WordList:
-    """`parse_word_list` of a UTF-8 file (a byte-order mark is allowed)."""
-    return _word_list_of_bytes(_read_bytes(path), path, allow_empty)
-
-
-def _word_list_of_bytes(data: bytes, path: Path, allow_empty: bool = False) -> WordList:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise WordListError(
-            f"{path}, line {line}: not UTF-8; convert the file first, for example "
-            f"iconv -f CP1250 -t UTF-8 {path.name} > words-utf8.txt"
-        ) from exc
-    return parse_word_list(text, str(path), allow_empty)
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise WordListError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
 def data_home() -> Path:
@@ -252,8 +198,8 @@ def register_list(
     path: Path, two_letter: Path | None = None, name: str | None = None
 ) -> RegisteredList:
     """Store a word-list file under its hash (and its two-letter list, if given); idempotent."""
-    data = _read_bytes(path)
-    words = _word_list_of_bytes(data, path)
+    data = read_file_bytes(path)
+    words = word_list_of_bytes(data, path)
     two = read_word_list(two_letter) if two_letter is not None else None
     words_path, meta_path, two_path = _list_paths(words.sha256)
     old = _read_meta(meta_path)
@@ -382,7 +328,7 @@ def resolve(spec: str | None = None) -> RegisteredList:
             f"{spec}: no such word-list file (a dictionary is 'default', a file path, or the "
             "SHA-256 of a list registered with `arbitru lexicon add`)"
         )
-    known = _known_source(_read_bytes(path))
+    known = _known_source(read_file_bytes(path))
     if known is not None and _list_paths(known)[0].is_file():
         entry = registered(known)
         if entry.cache_path.is_file() or _stored_list(known, entry.words_path) is not None:

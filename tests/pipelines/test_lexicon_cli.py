@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app
-from pipelines.lexicons import default_sha256, read_word_list
+from pipelines.lexicons import default_sha256
+from pipelines.wordlists import read_word_list
 
 DATA = Path(__file__).parents[1] / "data" / "lexicon"
 FEDERATION = DATA / "federation.txt"

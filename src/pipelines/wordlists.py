@@ -1,0 +1,77 @@
+"""Word-list files: one word per line, with or without diacritics, folded and hashed.
+
+This is how any list enters Arbitru, the federation's own (LOC) as much as the shipped one;
+the hash of the folded, sorted words (engine.dictionary) is what names the list in games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.dictionary import dictionary_sha256
+from engine.tiles import fold_word
+
+
+class WordListError(ValueError):
+    """A word-list file that cannot be read as one word per line, naming the file and line."""
+
+
+@dataclass(frozen=True)
+class WordList:
+    """The distinct folded words of a file, sorted, and the hash that names them."""
+
+    words: tuple[str, ...]
+    sha256: str
+    source: str
+
+
+def parse_word_list(text: str, source: str = "<text>", allow_empty: bool = False) -> WordList:
+    """Read one word per line, with or without diacritics; blank lines and ``#`` lines skipped.
+
+    A line that is not a single word of letters A-Z after folding is an error naming the line:
+    the list's hash names the dictionary a game is played with, so silently dropping a line
+    would name a different list from the one the federation published.
+    """
+    words: set[str] = set()
+    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        folded = fold_word(line)
+        if folded is None:
+            raise WordListError(
+                f"{source}, line {number}: {line!r} is not one word of letters A-Z "
+                "(diacritics ĂÂÎȘȚ are folded); fix or delete the line, or comment it out with #"
+            )
+        words.add(folded)
+    if not words and not allow_empty:
+        raise WordListError(f"{source}: no words (one word per line expected)")
+    ordered = tuple(sorted(words))
+    return WordList(ordered, dictionary_sha256(ordered), source)
+
+
+def read_word_list(path: Path, allow_empty: bool = False) -> WordList:
+    """`parse_word_list` of a UTF-8 file (a byte-order mark is allowed)."""
+    return word_list_of_bytes(read_file_bytes(path), path, allow_empty)
+
+
+def word_list_of_bytes(data: bytes, path: Path, allow_empty: bool = False) -> WordList:
+    """`parse_word_list` of a file's bytes, already read (so that they are hashed as parsed)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise WordListError(
+            f"{path}, line {line}: not UTF-8; convert the file first, for example "
+            f"iconv -f CP1250 -t UTF-8 {path.name} > words-utf8.txt"
+        ) from exc
+    return parse_word_list(text, str(path), allow_empty)
+
+
+def read_file_bytes(path: Path) -> bytes:
+    """A file's bytes, or WordListError naming the file and why it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise WordListError(f"{path}: cannot read ({exc.strerror or exc})") from exc
