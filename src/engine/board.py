@@ -88,9 +88,6 @@ class Board:
                 what = "jokers" if tile == "?" else f"{tile} tiles"
                 raise BoardError(f"{source}: {n} {what} on the board, the game has {total}")
 
-    def text(self) -> str:
-        return "\n".join(self.rows) + "\n"
-
     def cell(self, row: int, col: int) -> str:
         """The raw cell: '.', an upper-case tile or a lower-case joker."""
         return self.rows[row][col]
@@ -99,14 +96,8 @@ class Board:
         ch = self.rows[row][col]
         return None if ch == EMPTY else ch.upper()
 
-    def is_joker(self, row: int, col: int) -> bool:
-        return self.rows[row][col].islower()
-
     def is_empty(self) -> bool:
         return self._empty
-
-    def in_bounds(self, row: int, col: int) -> bool:
-        return 0 <= row < self.size and 0 <= col < self.size
 
     def occupied(self, row: int, col: int) -> bool:
         n = self.size

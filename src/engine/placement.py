@@ -36,10 +36,6 @@ class Placement(NamedTuple):
     tiles: tuple[Tile, ...]
     errors: tuple[str, ...]
 
-    @property
-    def legal(self) -> bool:
-        return not self.errors
-
 
 def _count(tiles: tuple[Tile, ...]) -> dict[str, int]:
     """How many of each tile the move lays (`?` for jokers)."""

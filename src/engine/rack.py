@@ -45,7 +45,3 @@ class Rack:
         if counts is None:
             counts = self.__dict__["_counts"] = dict(Counter(self.letters))
         return counts
-
-    @property
-    def jokers(self) -> int:
-        return self.letters.count(JOKER)

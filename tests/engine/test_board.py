@@ -15,7 +15,7 @@ def rows(**lines):
 def test_board_reads_tiles_and_jokers():
     board = Board.parse(rows(r7="......VaRA....."))
     assert board.letter(7, 6) == "V"
-    assert board.letter(7, 7) == "A" and board.is_joker(7, 7)
+    assert board.letter(7, 7) == "A" and board.cell(7, 7) == "a"
     assert board.letter(0, 0) is None
     assert board.tile_counts() == {"V": 1, "?": 1, "R": 1, "A": 1}
 
