@@ -173,35 +173,39 @@ def upgrade(engine: Engine) -> tuple[str | None, str | None]:
     """Bring the database to the newest schema, under the write lock so that processes opening
     a fresh ledger at the same moment migrate it once. Returns (before, after) revisions."""
     head = head_revision()
+    with (
+        _driver_errors(engine, "is not usable as an Arbitru ledger"),
+        write_transaction(engine, MIGRATE_LOCK_KEY) as connection,
+    ):
+        before = current_revision(connection)
+        _check_known(before)
+        if before != head:
+            command.upgrade(migrations_config(connection), "head")
+        return before, head
+
+
+@contextmanager
+def _driver_errors(engine: Engine, problem: str) -> Iterator[None]:
+    """Turn the driver's errors into the ledger's own, naming the database: unreachable, or
+    `problem` (what the database is not) with the driver's first line."""
     try:
-        with write_transaction(engine, MIGRATE_LOCK_KEY) as connection:
-            before = current_revision(connection)
-            _check_known(before)
-            if before != head:
-                command.upgrade(migrations_config(connection), "head")
-            return before, head
+        yield
     except sa.exc.OperationalError as exc:
         raise unreachable(engine, exc) from None
     except sa.exc.DatabaseError as exc:
         raise DatabaseError(
-            f"{engine.url.render_as_string(hide_password=True)} is not usable as an "
-            f"Arbitru ledger: {_first_line(exc)}"
+            f"{engine.url.render_as_string(hide_password=True)} {problem}: {_first_line(exc)}"
         ) from None
 
 
 @contextmanager
 def _inspecting(engine: Engine) -> Iterator[Connection]:
     """A read transaction whose driver errors become the ledger's own, naming the database."""
-    try:
-        with read_transaction(engine) as connection:
-            yield connection
-    except sa.exc.OperationalError as exc:
-        raise unreachable(engine, exc) from None
-    except sa.exc.DatabaseError as exc:
-        raise DatabaseError(
-            f"{engine.url.render_as_string(hide_password=True)} is not an Arbitru ledger "
-            f"database: {_first_line(exc)}"
-        ) from None
+    with (
+        _driver_errors(engine, "is not an Arbitru ledger database"),
+        read_transaction(engine) as connection,
+    ):
+        yield connection
 
 
 def ensure_schema(engine: Engine) -> None:

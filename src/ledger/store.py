@@ -115,50 +115,14 @@ class _Writer:
             recorded_at = event.recorded_at or now
             payload_json = canonical_json(event.payload)
             meta_json = canonical_json(event.meta)
+            key = (seq, event.event_id, stream, version, event.type, event.schema)
             hashed = envelope_bytes(
-                (
-                    seq,
-                    event.event_id,
-                    stream,
-                    version,
-                    event.type,
-                    event.schema,
-                    payload_json.encode(),
-                    meta_json.encode(),
-                    recorded_at,
-                    prev_hash,
-                )
+                (*key, payload_json.encode(), meta_json.encode(), recorded_at, prev_hash)
             )
             digest = chain_hash(prev_hash, hashed)
-            rows.append(
-                (
-                    seq,
-                    event.event_id,
-                    stream,
-                    version,
-                    event.type,
-                    event.schema,
-                    payload_json,
-                    meta_json,
-                    recorded_at,
-                    prev_hash,
-                    digest,
-                )
-            )
+            rows.append((*key, payload_json, meta_json, recorded_at, prev_hash, digest))
             recorded.append(
-                RecordedEvent(
-                    seq,
-                    event.event_id,
-                    stream,
-                    version,
-                    event.type,
-                    event.schema,
-                    event.payload,
-                    event.meta,
-                    recorded_at,
-                    prev_hash,
-                    digest,
-                )
+                RecordedEvent(*key, event.payload, event.meta, recorded_at, prev_hash, digest)
             )
             prev_hash = digest
         self._rows.extend(rows)
