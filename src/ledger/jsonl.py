@@ -1,5 +1,5 @@
-"""JSON Lines, the interchange format of EVENTS.md: parsing lines into envelopes with errors
-that carry the line number, and writing exports.
+"""JSON Lines, the interchange format of docs/record-format.md: parsing lines into envelopes
+with errors that carry the line number, and writing exports.
 
 An export line is the canonical encoding (see `ledger.canonical`) of the full envelope,
 `hash` included, followed by `\\n`. Because that form is unique, a verifier can insist on it
@@ -91,8 +91,8 @@ def parse_line(raw: bytes | str, line: int) -> dict[str, Any]:
 
 
 def import_line(obj: dict[str, Any], line: int) -> ImportLine:
-    """Check one parsed line against the import rules of EVENTS.md. Raises `JsonlError` that
-    lists every problem of the line."""
+    """Check one parsed line against the import rules of docs/record-format.md. Raises
+    `JsonlError` that lists every problem of the line."""
     problems = [f"unknown field {k!r}" for k in sorted(set(obj) - ENVELOPE_FIELDS)]
     for required in ("stream", "type", "payload"):
         if required not in obj:

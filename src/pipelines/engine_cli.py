@@ -41,7 +41,7 @@ DictOption = Annotated[
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
-    """The stable JSON shape of `engine score` (DESIGN.md), with explanation fields added."""
+    """The stable JSON shape of `engine score` (README.md), with explanation fields added."""
     return {
         "valid": verdict.valid,
         "score": verdict.score,

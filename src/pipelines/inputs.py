@@ -52,7 +52,7 @@ def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary |
 
 
 def read_board_file(path: Path, ruleset: Ruleset) -> Board:
-    """A board file as DESIGN.md describes it, checked against the game's tile set."""
+    """A board file as README.md describes it, checked against the game's tile set."""
     size = ruleset.board_size
     try:
         text = path.read_text(encoding="utf-8-sig")

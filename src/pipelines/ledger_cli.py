@@ -1,7 +1,7 @@
 """`arbitru ledger` and `arbitru db`: import, export, verify and publish the head of the event
 ledger, and upgrade its database schema.
 
-Every reporting command has `--json` with stable keys (DESIGN.md) and a rich view by default.
+Every reporting command has `--json` with stable keys (README.md) and a rich view by default.
 Errors go to stderr with exit code 2 and say what to do; a broken chain or a rejected import
 exits with 1.
 """

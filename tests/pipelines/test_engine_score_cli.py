@@ -1,4 +1,4 @@
-"""`arbitru engine score` as DESIGN.md's command-line contract says, through the real CLI."""
+"""`arbitru engine score` as the README's command-line contract says, through the real CLI."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""`arbitru engine top` as DESIGN.md's command-line contract says, through the real CLI."""
+"""`arbitru engine top` as the README's command-line contract says, through the real CLI."""
 
 import json
 from pathlib import Path
