@@ -73,3 +73,5 @@ def test_word_list_loader_raises_only_its_own_error(text):
     except WordListError:
         return
     assert all(w.isascii() and w.isalpha() and w.isupper() for w in words.words)
+    assert all(2 <= len(w) <= 15 for w in words.words)
+    assert all(not 2 <= len(s.word) <= 15 for s in words.skipped)
