@@ -248,6 +248,8 @@ def register_words(
             f"this list is already registered as {old_name!r} (SHA-256 {words.sha256}): "
             f"to name it {name!r} instead, run the command again with --rename"
         )
+    if two is not None and words_path.is_file():
+        _refuse_another_two_letter_list(words.sha256, two_path, two)
     meta = {
         "sha256": words.sha256,
         "name": name or old_name or first_name or words.sha256,
@@ -264,6 +266,24 @@ def register_words(
     except OSError as exc:
         raise _not_writable(exc) from exc
     return registered(words.sha256)
+
+
+def _refuse_another_two_letter_list(sha256: str, two_path: Path, two: WordList) -> None:
+    """A registered list's two-letter words are part of how its games were judged.
+
+    The SHA-256 that games record covers the words, not the two-letter list, so replacing the
+    stored one (or giving one to a list registered without) would silently change the verdicts
+    of games already recorded under that SHA-256.
+    """
+    stored = two_path.read_bytes() if two_path.is_file() else None
+    if stored == canonical_word_bytes(two.words):
+        return
+    now = "its own two-letter list" if stored is not None else "no two-letter list of its own"
+    raise LexiconSpecError(
+        f"this list (SHA-256 {sha256}) is already registered with {now}; another two-letter "
+        "list would change the verdicts of games recorded with it (keep the stored one; "
+        "`arbitru lexicon check WORD --two-letter FILE` tries another without registering it)"
+    )
 
 
 def _read_meta(path: Path) -> dict[str, object]:
