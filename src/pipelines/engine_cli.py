@@ -11,6 +11,7 @@ from rich.table import Table
 
 from engine.board import Board, BoardError, square_name
 from engine.dictionary import Dictionary
+from engine.echo import echo
 from engine.notation import NotationError, format_move, parse_move
 from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
@@ -86,7 +87,7 @@ def _score_one(
             raise _Unusable(str(exc)) from None
     move = parse_move(move_text)
     if isinstance(move, NotationError):
-        return [f"unreadable move {move_text!r}: {move.message}"]
+        return [f"unreadable move {echo(move_text)}: {move.message}"]
     return check_move(board, move, ruleset, dictionary, rack)
 
 
@@ -169,7 +170,7 @@ def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) ->
             result: dict[str, Any] = _unreadable_json([line.error])
         else:
             data = line.data or {}
-            result = _score_batch_line(data, f"{path}, line {line.number}", ruleset, dictionary)
+            result = _score_batch_line(data, line.source, ruleset, dictionary)
         judged = judged and "move" in result
         result["line"] = line.number
         typer.echo(json.dumps(result, ensure_ascii=False))
