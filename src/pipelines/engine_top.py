@@ -61,9 +61,7 @@ HUMAN_ROWS = 20
 thousands of moves at the top, and printing them all takes longer than finding them."""
 
 
-def _show(
-    board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset, rows: int
-) -> None:
+def _show(board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset, rows: int) -> None:
     found: list[ScoredMove] = result["_found"]
     highlight = []
     if found:
