@@ -21,6 +21,7 @@ from engine.notation import format_move
 from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
 from pipelines.board_view import board_table
+from pipelines.exits import ExitCode
 from pipelines.inputs import (
     board_from_json,
     console,
@@ -146,7 +147,9 @@ def top(
         if board_file is not None or rack is not None:
             fail("--batch replaces --board and --rack: give either")
         generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
-        raise typer.Exit(0 if _batch(batch, generator, ruleset, limit) else 1)
+        raise typer.Exit(
+            ExitCode.OK if _batch(batch, generator, ruleset, limit) else ExitCode.NEGATIVE
+        )
     if board_file is None or rack is None:
         fail("give --board FILE and --rack LETTERS (or --batch FILE.jsonl)")
     board = read_board_file(board_file, ruleset)

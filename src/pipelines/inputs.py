@@ -18,14 +18,16 @@ from rich.console import Console
 
 from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
+from engine.echo import echo
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from ledger.jsonl import JsonlError, numbered_lines, parse_line
+from pipelines.exits import ExitCode
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+def fail(message: str, code: int = ExitCode.UNUSABLE) -> NoReturn:
     """Print an error to stderr and leave with a non-zero exit code."""
     err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
     raise typer.Exit(code)
@@ -49,8 +51,10 @@ def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary |
 
     try:
         return load_dictionary(spec)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot read the word list {echo(str(spec))}: {exc.strerror or exc}")
 
 
 def read_board_file(path: Path, ruleset: Ruleset) -> Board:
@@ -60,8 +64,10 @@ def read_board_file(path: Path, ruleset: Ruleset) -> Board:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         fail(f"board file {path} not found: give a file of {size} lines of {size} characters")
-    except (OSError, UnicodeDecodeError) as exc:
-        fail(f"cannot read board file {path}: {exc}")
+    except OSError as exc:
+        fail(f"cannot read board file {path}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        fail(f"board file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8")
     try:
         board = Board.parse(text.splitlines(), size, source=str(path))
         board.check_tiles(ruleset, source=str(path))

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from pipelines import cli
 from pipelines.cli import app
+from pipelines.exits import ExitCode
 
 ROOT = Path(__file__).parents[2]
 WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
@@ -253,3 +254,37 @@ def test_arbitru_debug_shows_the_traceback_of_an_internal_error(monkeypatch):
     monkeypatch.setenv("ARBITRU_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
         cli.main()
+
+
+def test_an_unreadable_board_file_is_named_without_python_errno_text(tmp_path):
+    not_utf8 = tmp_path / "latin1.txt"
+    not_utf8.write_bytes(b"\xe2" * 15 + b"\n")
+    for board, problem in [(tmp_path, "Is a directory"), (not_utf8, "not UTF-8 text")]:
+        result = runner.invoke(app, ["engine", "score", "--board", str(board), "--move",
+                                     "H8: VARA", "--no-words"])  # fmt: skip
+        assert result.exit_code == 2
+        assert problem in result.stderr and "Errno" not in result.stderr
+
+
+def test_a_word_list_name_too_long_for_the_file_system_is_a_clear_error(tmp_path):
+    board = tmp_path / "casa.txt"
+    board.write_text("\n".join(CASA) + "\n")
+    result = runner.invoke(app, ["engine", "top", "--board", str(board), "--rack", "RATE",
+                                 "--dict", "x" * 5000])  # fmt: skip
+    assert result.exit_code == 2
+    assert "(5,000 characters)" in result.stderr and "Errno" not in result.stderr
+
+
+def test_an_unknown_ruleset_of_any_length_is_a_clear_error():
+    for name in ["nope", "../rulesets/ro-frs", "r" * 5000]:
+        result = runner.invoke(app, ["engine", "score", "--ruleset", name, "--board", "b",
+                                     "--move", "H8: VARA"])  # fmt: skip
+        assert result.exit_code == 2
+        assert "unknown ruleset" in result.stderr and len(result.stderr) < 300
+
+
+def test_the_readme_exit_code_table_is_the_one_the_command_uses():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")]
+    assert [int(code) for code in rows[1:]] == [int(code) for code in ExitCode]
