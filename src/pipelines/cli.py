@@ -59,7 +59,7 @@ def _options(
         ),
     ] = False,
 ) -> None:
-    pass
+    """Options of `arbitru` itself, before any command (only --version)."""
 
 
 def main() -> None:
@@ -76,7 +76,10 @@ def _run() -> int:
         finally:
             sys.stdout.flush()
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else ExitCode.UNUSABLE
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or ExitCode.OK
+        tell(str(exc.code))
+        return ExitCode.UNUSABLE
     except OutputNotWritten as exc:
         done = "".join(f"; {note}" for note in done_before_failure())
         tell(f"error: could not write the output: {exc}{done}")

@@ -112,6 +112,7 @@ def _guarded(stream: TextIO | None, *, write_through: bool) -> TextIO | None:
 @contextmanager
 def guarded_output() -> Iterator[None]:
     """Within, sys.stdout and sys.stderr raise OutputNotWritten when a write fails."""
+    _done.clear()
     saved = sys.stdout, sys.stderr
     stdout = _guarded(sys.stdout, write_through=False)
     stderr = _guarded(sys.stderr, write_through=True)
