@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.board import EMPTY, Board, square_name
+from engine.echo import echo
 from engine.notation import Move
 from engine.rack import Rack
 from engine.ruleset import Ruleset
@@ -117,7 +118,9 @@ def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) 
     end_row, end_col = squares[-1]
     if end_row >= n or end_col >= n:
         last_on_board = square_name(min(end_row, n - 1), min(end_col, n - 1))
-        return Placement(move, (), (f"{move.word} runs off the board after {last_on_board}",))
+        return Placement(
+            move, (), (f"{echo(move.word, quote=False)} runs off the board after {last_on_board}",)
+        )
 
     rows = board.rows
     jokers = move.jokers

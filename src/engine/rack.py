@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from engine.echo import echo
 from engine.ruleset import Ruleset
 from engine.tiles import JOKER, fold
 
@@ -25,18 +26,20 @@ class Rack:
             if ch == JOKER or ch in ruleset.tile_counts:
                 continue
             if ch in ruleset.jokers_only:
-                raise RackError(f"rack {text!r}: {ch} has no tile; only a joker '?' stands for it")
-            raise RackError(f"rack {text!r}: {ch!r} is not a tile (letters A-Z, '?' a joker)")
+                raise RackError(
+                    f"rack {echo(text)}: {ch} has no tile; only a joker '?' stands for it"
+                )
+            raise RackError(f"rack {echo(text)}: {ch!r} is not a tile (letters A-Z, '?' a joker)")
         if len(letters) > ruleset.rack_size:
             raise RackError(
-                f"rack {text!r}: {len(letters)} tiles, a rack holds at most {ruleset.rack_size}"
+                f"rack {echo(text)}: {len(letters)} tiles, a rack holds at most {ruleset.rack_size}"
             )
         counts = Counter(letters)
         for ch, n in counts.items():
             bag = ruleset.jokers if ch == JOKER else ruleset.tile_counts[ch]
             if n > bag:
                 name = "jokers" if ch == JOKER else f"{ch} tiles"
-                raise RackError(f"rack {text!r}: {n} {name}, the bag holds only {bag}")
+                raise RackError(f"rack {echo(text)}: {n} {name}, the bag holds only {bag}")
         return cls(letters)
 
     def counts(self) -> dict[str, int]:

@@ -8,7 +8,6 @@ exits with 1.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -35,6 +34,7 @@ from ledger import (
 from ledger.database import DEFAULT_URL, create_db_engine, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
+from pipelines.exits import OutputNotWritten, say_if_output_fails
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -113,6 +113,11 @@ def import_command(
     Events already stored (same event_id) are skipped."""
     with _open_input(file) as source, _store(db, create=True) as store:
         report = import_events(store, source, require_same_hashes=require_same_hashes)
+    if report.ok:
+        say_if_output_fails(
+            f"the import itself succeeded and is committed: {report.imported} event(s) "
+            f"imported, {report.skipped} skipped, head seq {report.head.seq if report.head else 0}"
+        )
     if as_json:
         _emit_json(report.to_dict())
     else:
@@ -176,14 +181,13 @@ def export_command(
 
 def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
     """Write to stdout; `None` when the reader went away (`export | head`): that is a normal
-    end, so exit quietly without the error Python would print at exit."""
+    end, so exit quietly (any other failure to write is `arbitru`'s exit code 3)."""
     try:
         count = write_rows(lines, sys.stdout.buffer)
         sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+    except OutputNotWritten as exc:
+        if not exc.reader_gone:
+            raise
         return None
     return count
 
