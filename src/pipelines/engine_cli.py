@@ -145,7 +145,7 @@ def score(
     if board_file is None or move is None:
         fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
     board = read_board_file(board_file, ruleset)
-    dictionary = resolve_dictionary(dict_spec, no_words)
+    dictionary = resolve_dictionary(dict_spec, no_words, as_json)
     try:
         result = _score_one(board, move, rack, ruleset, dictionary)
     except _Unusable as exc:

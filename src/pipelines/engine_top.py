@@ -159,7 +159,7 @@ def top(
         fail(str(exc))
     if not parsed.letters:
         fail("the rack is empty: give the letters to play, '?' for a joker")
-    generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
+    generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec, as_json=as_json))
     try:
         result = _search(generator, board, parsed, limit)
     except RackError as exc:

@@ -40,17 +40,21 @@ def resolve_ruleset(name: str) -> Ruleset:
         fail(str(exc))
 
 
-def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary | None:
+def resolve_dictionary(
+    spec: str | None, no_words: bool = False, as_json: bool = False
+) -> Dictionary | None:
     """The dictionary a command checks words against (the default list without --dict);
-    None with --no-words."""
+    None with --no-words. A first use builds the list's cache with progress on a terminal,
+    none under --json."""
     if no_words:
         if spec is not None:
             fail("--dict and --no-words exclude each other: give one")
         return None
-    from pipelines.lexicons import load_dictionary  # the lexicon is loaded only when needed
+    from pipelines.lexicon_progress import wanted  # the lexicon is loaded only when needed
+    from pipelines.lexicons import load_dictionary
 
     try:
-        return load_dictionary(spec)
+        return load_dictionary(spec, progress=wanted(as_json))
     except ValueError as exc:
         fail(str(exc))
     except OSError as exc:

@@ -39,10 +39,10 @@ def build_small(tmp_path: Path, *args: str):
     return lexicon("build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5", *args)
 
 
-def stderr_of(terminal: bool, *args: str, home: Path) -> tuple[int, str]:
-    """Exit code and stderr of `arbitru lexicon ARGS` with stderr on a pseudo-terminal or a pipe."""
+def stderr_of(terminal: bool, *args: str, home: Path, area: str = "lexicon") -> tuple[int, str]:
+    """Exit code and stderr of `arbitru AREA ARGS` with stderr on a pseudo-terminal or a pipe."""
     env = {**os.environ, "ARBITRU_HOME": str(home), "COLUMNS": "100"}
-    command = [str(Path(sys.executable).with_name("arbitru")), "lexicon", *args]
+    command = [str(Path(sys.executable).with_name("arbitru")), area, *args]
     if not terminal:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
         return done.returncode, done.stderr
@@ -278,6 +278,17 @@ def test_build_shows_progress_on_stderr_only_when_it_is_a_terminal(tmp_path):
     code, stderr = stderr_of(True, *args, "--json", home=tmp_path / "json")
     assert code == 0 and stderr == ""
     code, stderr = stderr_of(False, *args, home=tmp_path / "pipe")
+    assert code == 0 and stderr == ""
+
+
+def test_engine_commands_draw_no_cache_progress_under_json(tmp_path):
+    board = Path(__file__).parents[2] / "fixtures" / "boards" / "diluaram.txt"
+    words = ("--dict", str(FEDERATION), "--board", str(board))
+    score = ("score", *words, "--move", "15A: DILUARAM", "--json")
+    code, stderr = stderr_of(True, *score, home=tmp_path / "score", area="engine")
+    assert code in (0, 1) and stderr == ""
+    top = ("top", *words, "--rack", "ILUAAM", "--json")
+    code, stderr = stderr_of(True, *top, home=tmp_path / "top", area="engine")
     assert code == 0 and stderr == ""
 
 
