@@ -21,7 +21,14 @@ from ledger.errors import (
 from ledger.importer import ImportReport, import_events
 from ledger.jsonl import JsonlError, write_export
 from ledger.store import EventStore, Head, open_store
-from ledger.verify import VerifyProblem, VerifyResult, verify_chain, verify_file, verify_store
+from ledger.verify import (
+    VerifyProblem,
+    VerifyResult,
+    verify_chain,
+    verify_file,
+    verify_rows,
+    verify_store,
+)
 
 __all__ = [
     "GENESIS_HASH",
@@ -44,6 +51,7 @@ __all__ = [
     "open_store",
     "verify_chain",
     "verify_file",
+    "verify_rows",
     "verify_store",
     "write_export",
 ]

@@ -3,7 +3,7 @@ ledger, and upgrade its database schema.
 
 Every reporting command has `--json` with stable keys (DESIGN.md) and a rich view by default.
 Errors go to stderr with exit code 2 and say what to do; a broken chain or a rejected import
-exits with 1.
+exits with 1. Long work shows a progress bar on a terminal (`pipelines.ledger_progress`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import secrets
+import signal
+import stat
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,16 +30,24 @@ from rich.table import Table
 
 from ledger import (
     EventStore,
+    Head,
     ImportReport,
     LedgerError,
     VerifyResult,
     import_events,
     verify_file,
-    verify_store,
+    verify_rows,
 )
-from ledger.database import DEFAULT_URL, create_db_engine, upgrade
+from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
+from pipelines.ledger_progress import (
+    counted_lines,
+    counted_rows,
+    file_size,
+    progress,
+    shows_progress,
+)
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -65,15 +78,24 @@ def _emit_json(value: dict[str, Any]) -> None:
 @contextmanager
 def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
     """The ledger at `url`, with every database failure turned into a message on stderr.
-    Only `create` (import) creates or migrates it; the read-only commands open an existing
-    ledger as it is, so that a mistyped path is an error rather than a new empty ledger."""
+    Only `create` (import) creates or migrates it; the reading commands open an existing
+    ledger read-only, as it is, so that a mistyped path is an error rather than a new empty
+    ledger and a copy nobody may write can still be verified."""
     try:
-        with EventStore(url, upgrade=create) as store:
-            yield store
+        store = EventStore(url, read_only=not create)
     except LedgerError as exc:
         _fail(str(exc))
     except sa.exc.SQLAlchemyError as exc:
         _fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+    with store:
+        try:
+            yield store
+        except LedgerError as exc:
+            _fail(str(exc))
+        except sa.exc.DBAPIError as exc:
+            _fail(str(driver_error(store.engine, exc, "failed")))
+        except sa.exc.SQLAlchemyError as exc:
+            _fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
 
 @contextmanager
@@ -112,7 +134,11 @@ def import_command(
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped."""
     with _open_input(file) as source, _store(db, create=True) as store:
-        report = import_events(store, source, require_same_hashes=require_same_hashes)
+        shown = shows_progress(_err, as_json)
+        total = file_size(source)
+        with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:
+            lines = counted_lines(source, advance) if shown else source
+            report = import_events(store, lines, require_same_hashes=require_same_hashes)
     if as_json:
         _emit_json(report.to_dict())
     else:
@@ -152,7 +178,12 @@ def export_command(
         str | None, typer.Option("--stream", help="Only this stream, e.g. game/g1.")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write to this file instead of stdout.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write to this file instead of stdout (a new path or a regular file, "
+            "replaced whole once complete; a symbolic link is followed).",
+        ),
     ] = None,
 ) -> None:
     """Export events as JSON Lines with every envelope field, in seq order.
@@ -163,14 +194,20 @@ def export_command(
             f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
             f"{STREAM_FORMAT}"
         )
+    target = None if out is None else _export_target(out)
     with _store(db) as store:
-        lines = (row_line(row) for row in store.iter_rows(stream=stream))
-        if out is None:
-            count = _export_to_stdout(lines)
+        rows = store.iter_rows(stream=stream)
+        if target is None:
+            count = _export_to_stdout(row_line(row) for row in rows)
             if count is None:
                 return
         else:
-            count = _export_to_file(lines, out)
+            total = store.stream_version(stream) if stream else store.head().seq
+            with progress(
+                _err, "exporting", total, in_bytes=False, shown=shows_progress(_err)
+            ) as advance:
+                lines = (row_line(row) for row in counted_rows(rows, advance))
+                count = _export_to_file(lines, out, target)
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
 
 
@@ -188,23 +225,109 @@ def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
     return count
 
 
-def _export_to_file(lines: Iterator[bytes], out: Path) -> int:
-    """Write to a temporary file beside `out`, renamed over it once complete: a failure
-    leaves no half-written export behind (and an earlier file at `out` untouched)."""
-    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _export_target(out: Path) -> Path:
+    """The file `--out` writes: `out` itself, or the file a symbolic link at `out` leads to
+    (the link stays a link). Only a new path or a regular file will do: a FIFO, a device or a
+    directory is refused, never replaced."""
+    target = Path(os.path.realpath(out))
     try:
-        with partial.open("wb") as handle:
-            count = write_rows(lines, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        partial.replace(out)
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            _fail(f"cannot write {out}: folder {target.parent} does not exist")
+        return target
+    except OSError as exc:
+        _fail(f"cannot write {out}: {exc.strerror or exc}")
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
+        name = str(out) if target == Path(os.path.abspath(out)) else f"{out} (a link to {target})"
+        _fail(
+            f"{name} is {kind}, not a regular file: --out writes an export to a new path or "
+            "replaces an earlier export; to feed a pipe or a device, export to stdout"
+        )
+    return target
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while an export was being written."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _terminations_raise() -> Iterator[None]:
+    """For the duration, SIGTERM and SIGHUP raise `_Terminated` (in the main thread, where
+    Python runs signal handlers), so that cleanup code runs as it does for Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, _frame: object) -> None:
+        raise _Terminated(signum)
+
+    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
+    """Write to a new temporary file beside `target`, renamed over it once complete: a
+    failure, Ctrl-C or SIGTERM leaves no half-written export behind (and an earlier file at
+    `target` untouched). The export keeps the permissions of the file it replaces."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    try:
+        with _terminations_raise():
+            descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            with os.fdopen(descriptor, "wb") as handle:
+                count = write_rows(lines, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            _replace(partial, target, out)
     except OSError as exc:
         partial.unlink(missing_ok=True)
         _fail(f"cannot write {out}: {exc.strerror or exc}")
+    except (_Terminated, KeyboardInterrupt) as exc:
+        partial.unlink(missing_ok=True)
+        _err.print(f"export interrupted: {out} is left as it was")
+        raise typer.Exit(128 + (exc.signum if isinstance(exc, _Terminated) else 2)) from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     return count
+
+
+def _replace(partial: Path, target: Path, out: Path) -> None:
+    """Rename the finished export over `target`, still a regular file (or absent), with the
+    permissions of the file it replaces; then make the rename itself durable."""
+    try:
+        before = target.lstat()
+    except FileNotFoundError:
+        before = None
+    if before is not None:
+        if not stat.S_ISREG(before.st_mode):
+            partial.unlink(missing_ok=True)
+            _fail(f"{out} was replaced by something else than a regular file during the export")
+        os.chmod(partial, stat.S_IMODE(before.st_mode))
+    partial.replace(target)
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 @ledger_app.command("verify")
@@ -223,39 +346,82 @@ def verify_command(
             "may jump.",
         ),
     ] = False,
+    expect_head: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-head",
+            metavar="SEQ:HASH",
+            help="The head published earlier (`ledger head`): the chain must hold it, so that "
+            "events cut from its end are caught.",
+        ),
+    ] = None,
 ) -> None:
     """Check the hash chain of the database or of an export file.
 
     Exit 0 when intact; otherwise exit 1, naming the first broken seq and what is wrong."""
+    expected = None if expect_head is None else _parse_head(expect_head)
+    shown = shows_progress(_err, as_json)
     if file is not None:
+        if partial and expected is not None:
+            _fail("--expect-head needs the whole chain: a partial export does not hold the head")
         with _open_input(file) as source:
-            result = verify_file(source, complete=not partial)
+            total = file_size(source)
+            with progress(_err, "verifying", total, in_bytes=True, shown=shown) as advance:
+                lines = counted_lines(source, advance) if shown else source
+                result = verify_file(lines, complete=not partial, expected_head=expected)
         source_name = str(file)
     else:
         if partial:
             _fail("--partial applies to --file only: a database always holds the whole chain")
         with _store(db) as store:
-            result = verify_store(store)
+            total = store.head().seq if shown else None
+            with progress(_err, "verifying", total, in_bytes=False, shown=shown) as advance:
+                rows = store.iter_rows()
+                result = verify_rows(
+                    counted_rows(rows, advance) if shown else rows, expected_head=expected
+                )
         source_name = _safe_url(db)
     if as_json:
-        _emit_json({"source": source_name, **result.to_dict()})
+        published = None if expected is None else {"seq": expected.seq, "hash": expected.hash}
+        _emit_json({"source": source_name, **result.to_dict(), "expected_head": published})
     else:
-        _show_verify(result, source_name)
+        _show_verify(result, source_name, expected)
     if not result.ok:
         raise typer.Exit(1)
 
 
-def _show_verify(result: VerifyResult, source: str) -> None:
+_HEAD_FORMAT = re.compile(r"^(\d{1,19}):([0-9a-f]{64})\Z")
+
+
+def _parse_head(text: str) -> Head:
+    match = _HEAD_FORMAT.match(text.strip())
+    if match is None:
+        _fail(
+            f"--expect-head takes SEQ:HASH, the head published earlier as `arbitru ledger "
+            f"head` prints it (a seq, a colon, 64 lowercase hexadecimal digits); got {text!r}"
+        )
+    return Head(int(match[1]), match[2])
+
+
+def _show_verify(result: VerifyResult, source: str, expected: Head | None = None) -> None:
     if result.ok:
         _out.print(
             f"[bold green]chain intact[/]: {result.checked} event(s) in {source}; "
             f"head seq {result.last_seq} hash {result.last_hash}",
             soft_wrap=True,
         )
+        if expected is not None:
+            since = result.last_seq - expected.seq
+            _out.print(
+                f"it holds the published head seq {expected.seq}"
+                + (f"; {since} event(s) recorded since" if since else ""),
+                soft_wrap=True,
+            )
         return
     assert result.problem is not None
+    before = "read" if result.problem.seq is None and result.problem.line is None else "before it"
     intact = (
-        f"the {result.checked} event(s) before it are intact, up to seq {result.last_seq} "
+        f"the {result.checked} event(s) {before} are intact, up to seq {result.last_seq} "
         f"hash {result.last_hash}"
         if result.checked
         else "no event before it"
