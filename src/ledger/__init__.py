@@ -19,7 +19,7 @@ from ledger.errors import (
     VersionConflict,
 )
 from ledger.importer import ImportReport, import_events
-from ledger.jsonl import JsonlError, write_export
+from ledger.jsonl import JsonlError, PayloadCheck, write_export
 from ledger.store import EventStore, Head, open_store
 from ledger.verify import (
     VerifyProblem,
@@ -42,6 +42,7 @@ __all__ = [
     "LedgerError",
     "NewEvent",
     "NoLedger",
+    "PayloadCheck",
     "RecordedEvent",
     "StreamStructureError",
     "VerifyProblem",

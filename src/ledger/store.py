@@ -155,8 +155,8 @@ class _Writer:
         for them), which keeps a long import in bounded memory."""
         self.flush()
         self._known, self._absent = {}, set()
-        self._known = self._stored(list(event_ids))
-        self._absent = {i for i in event_ids if i not in self._known}
+        found = self._stored(list(event_ids))
+        self._known, self._absent = found, {i for i in event_ids if i not in found}
 
     def flush(self) -> None:
         """Insert the buffered rows (still uncommitted). The payload and meta go in as the
