@@ -152,7 +152,7 @@ class _Import:
         expected = None if line.version is None else line.version - 1
         before_seq, before_at = writer.last_seq, writer.last_recorded_at
         try:
-            (recorded,) = writer.append(line.stream, [line.event], expected)
+            (recorded,) = writer.append(line.stream, [line.event], expected, envelopes_checked=True)
         except VersionConflict as exc:
             self.ledger_errors.append(JsonlError(line.line, [_conflict(line, exc)]))
             return

@@ -87,14 +87,22 @@ class _Writer:
         self._insert_sql = _INSERT_SQL[connection.dialect.name]
 
     def append(
-        self, stream: str, events: Sequence[NewEvent], expected_version: int | None = None
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int | None = None,
+        *,
+        envelopes_checked: bool = False,
     ) -> list[RecordedEvent]:
         """Append `events` to `stream` in order, all or none. `expected_version` is the version
         the caller last saw (0 for a new stream); `None` appends wherever the stream is.
         Events whose `event_id` is already stored are not stored again; they come back as
-        recorded, and when the whole batch is such a retry no version check applies."""
+        recorded, and when the whole batch is such a retry no version check applies.
+        `envelopes_checked` says that the caller already ran `check_new_event` on each event
+        (an import checks every line as it reads it), so that it does not run twice."""
         events = list(events)
-        _check_batch(stream, events)
+        if not envelopes_checked:
+            _check_batch(stream, events)
         stored = self._stored([e.event_id for e in events])
         for event in events:
             if event.event_id in stored:
