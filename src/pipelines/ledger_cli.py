@@ -12,11 +12,7 @@ import contextlib
 import json
 import os
 import re
-import secrets
-import signal
-import stat
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +44,7 @@ from pipelines.ledger_progress import (
     progress,
     shows_progress,
 )
+from pipelines.output_file import Interrupted, OutputRefused, output_target, write_whole
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -194,7 +191,10 @@ def export_command(
             f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
             f"{STREAM_FORMAT}"
         )
-    target = None if out is None else _export_target(out)
+    try:
+        target = None if out is None else output_target(out)
+    except OutputRefused as exc:
+        _fail(str(exc))
     with _store(db) as store:
         rows = store.iter_rows(stream=stream)
         if target is None:
@@ -211,6 +211,16 @@ def export_command(
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
 
 
+def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
+    try:
+        return write_whole(lines, out, target)
+    except OutputRefused as exc:
+        _fail(str(exc))
+    except Interrupted as exc:
+        _err.print(f"export interrupted: {out} is left as it was")
+        raise typer.Exit(exc.exit_code) from None
+
+
 def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
     """Write to stdout; `None` when the reader went away (`export | head`): that is a normal
     end, so exit quietly without the error Python would print at exit."""
@@ -223,111 +233,6 @@ def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
             os.dup2(devnull, sys.stdout.fileno())
         return None
     return count
-
-
-_FILE_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _export_target(out: Path) -> Path:
-    """The file `--out` writes: `out` itself, or the file a symbolic link at `out` leads to
-    (the link stays a link). Only a new path or a regular file will do: a FIFO, a device or a
-    directory is refused, never replaced."""
-    target = Path(os.path.realpath(out))
-    try:
-        mode = target.stat().st_mode
-    except FileNotFoundError:
-        if not target.parent.is_dir():
-            _fail(f"cannot write {out}: folder {target.parent} does not exist")
-        return target
-    except OSError as exc:
-        _fail(f"cannot write {out}: {exc.strerror or exc}")
-    if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
-        name = str(out) if target == Path(os.path.abspath(out)) else f"{out} (a link to {target})"
-        _fail(
-            f"{name} is {kind}, not a regular file: --out writes an export to a new path or "
-            "replaces an earlier export; to feed a pipe or a device, export to stdout"
-        )
-    return target
-
-
-class _Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived while an export was being written."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextmanager
-def _terminations_raise() -> Iterator[None]:
-    """For the duration, SIGTERM and SIGHUP raise `_Terminated` (in the main thread, where
-    Python runs signal handlers), so that cleanup code runs as it does for Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _raise(signum: int, _frame: object) -> None:
-        raise _Terminated(signum)
-
-    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
-    """Write to a new temporary file beside `target`, renamed over it once complete: a
-    failure, Ctrl-C or SIGTERM leaves no half-written export behind (and an earlier file at
-    `target` untouched). The export keeps the permissions of the file it replaces."""
-    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
-    try:
-        with _terminations_raise():
-            descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(descriptor, "wb") as handle:
-                count = write_rows(lines, handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            _replace(partial, target, out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        _fail(f"cannot write {out}: {exc.strerror or exc}")
-    except (_Terminated, KeyboardInterrupt) as exc:
-        partial.unlink(missing_ok=True)
-        _err.print(f"export interrupted: {out} is left as it was")
-        raise typer.Exit(128 + (exc.signum if isinstance(exc, _Terminated) else 2)) from None
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return count
-
-
-def _replace(partial: Path, target: Path, out: Path) -> None:
-    """Rename the finished export over `target`, still a regular file (or absent), with the
-    permissions of the file it replaces; then make the rename itself durable."""
-    try:
-        before = target.lstat()
-    except FileNotFoundError:
-        before = None
-    if before is not None:
-        if not stat.S_ISREG(before.st_mode):
-            partial.unlink(missing_ok=True)
-            _fail(f"{out} was replaced by something else than a regular file during the export")
-        os.chmod(partial, stat.S_IMODE(before.st_mode))
-    partial.replace(target)
-    folder = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
 
 
 @ledger_app.command("verify")
@@ -418,18 +323,17 @@ def _show_verify(result: VerifyResult, source: str, expected: Head | None = None
                 soft_wrap=True,
             )
         return
-    assert result.problem is not None
-    before = "read" if result.problem.seq is None and result.problem.line is None else "before it"
+    problem = result.problem
+    assert problem is not None
+    placed = problem.seq is not None or problem.line is not None
     intact = (
-        f"the {result.checked} event(s) {before} are intact, up to seq {result.last_seq} "
-        f"hash {result.last_hash}"
+        f"the {result.checked} event(s) {'before it' if placed else 'read'} are intact, up to "
+        f"seq {result.last_seq} hash {result.last_hash}"
         if result.checked
         else "no event before it"
     )
-    _out.print(
-        f"[bold red]chain broken[/] in {source} at {result.problem.describe()}\n{intact}",
-        soft_wrap=True,
-    )
+    where = f" at {problem.describe()}" if placed else f": {problem.reason}"
+    _out.print(f"[bold red]chain broken[/] in {source}{where}\n{intact}", soft_wrap=True)
 
 
 @ledger_app.command("head")
