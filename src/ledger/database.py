@@ -174,6 +174,15 @@ def _read_only_url(url: sa.URL, path: Path) -> sa.URL | None:
         return None
     wal = path.with_name(path.name + "-wal")
     pending = wal.is_file() and wal.stat().st_size > 0
+    shm = path.with_name(path.name + "-shm")
+    if pending and not shm.is_file() and not os.access(path.parent, os.W_OK):
+        raise DatabaseError(
+            f"the SQLite ledger {path} has committed events still in {wal.name}, which SQLite "
+            f"reads only with an index file {shm.name} beside it, and none can be created in "
+            f"the read-only folder {path.parent}: copy {path.name} and {wal.name} together to "
+            "a folder you may write, or ask the ledger's owner to run any Arbitru command on "
+            "it (the last connection to close merges the -wal file into the database)"
+        )
     query = {**url.query, "uri": "true", "mode": "ro"}
     if not pending:
         query["immutable"] = "1"

@@ -242,6 +242,34 @@ def test_a_read_only_ledger_with_a_pending_wal_is_read_whole(
         keeper.close()
 
 
+def test_a_pending_wal_that_cannot_be_read_in_a_read_only_folder_says_what_to_do(
+    tmp_path: Path, immutable: list[Path]
+) -> None:
+    import sqlite3
+
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    path = folder / "ledger.db"
+    db = f"sqlite:///{path}"
+    _ledger(db, events=2)
+    keeper = sqlite3.connect(path)
+    try:
+        keeper.execute("PRAGMA wal_autocheckpoint = 0")
+        keeper.execute("SELECT 1 FROM events").fetchall()
+        with EventStore(db) as store:
+            store.append("game/g1", [rack(2)])
+        (folder / "ledger.db-shm").unlink()  # as a copy of the file and its -wal would be
+        _chattr(folder, "+i")
+        immutable.append(folder)
+        result = _invoke("ledger", "verify", "--db", db)
+        assert result.exit_code == 2, result.output
+        assert (
+            "ledger.db-wal" in result.stderr and "copy ledger.db and ledger.db-wal" in result.stderr
+        )
+    finally:
+        keeper.close()
+
+
 # 5. In-memory SQLite URLs would drop every event with the process: refused for writing.
 
 _IN_MEMORY = [
