@@ -8,6 +8,10 @@ wrong, the lines after it are only checked (not appended) and the report lists t
 problems; otherwise it lists the problems against the ledger (version conflicts, event ids
 reused for other events, hashes that differ under `require_same_hashes`, times going back).
 
+The write lock is held while the file is read: give a file that reads quickly (the CLI
+copies a pipe to a temporary file first), so that a slow producer does not keep other
+writers waiting.
+
 `recorded_at`: a restore (`require_same_hashes`: the file must reproduce its chain exactly)
 keeps every given time as it is. Any other import keeps a given time only when it does not go
 back, not before the time of the event before it in the ledger (including earlier lines of the

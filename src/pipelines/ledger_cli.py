@@ -12,7 +12,9 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -111,6 +113,23 @@ def _open_input(file: Path) -> Iterator[IO[bytes]]:
         _fail(f"{file}: permission denied")
 
 
+@contextmanager
+def _readable_at_once(source: IO[bytes]) -> Iterator[IO[bytes]]:
+    """`source` when it is a regular file; otherwise (a pipe, a terminal) its content copied
+    to a temporary file first. An import reads its input while it holds the ledger's write
+    lock: a slow producer at the other end of a pipe must not keep other writers waiting."""
+    if file_size(source) is not None:
+        yield source
+        return
+    with tempfile.TemporaryFile() as spool:
+        try:
+            shutil.copyfileobj(source, spool, 1 << 20)
+            spool.seek(0)
+        except OSError as exc:
+            _fail(f"cannot copy the input to a temporary file: {exc.strerror or exc}")
+        yield spool
+
+
 @ledger_app.command("import")
 def import_command(
     file: Annotated[Path, typer.Argument(help="JSON Lines file of events ('-' for stdin).")],
@@ -130,7 +149,11 @@ def import_command(
     Every line is checked first, and every bad line is listed.
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped."""
-    with _open_input(file) as source, _store(db, create=True) as store:
+    with (
+        _open_input(file) as given,
+        _readable_at_once(given) as source,
+        _store(db, create=True) as store,
+    ):
         shown = shows_progress(_err, as_json)
         total = file_size(source)
         with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:

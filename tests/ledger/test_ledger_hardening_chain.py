@@ -178,6 +178,45 @@ def test_an_import_larger_than_a_chunk_is_still_all_or_nothing(db_url: str, tmp_
         assert store.head().seq == 4500 and verify_store(store).ok
 
 
+def test_an_import_from_a_slow_pipe_does_not_hold_the_write_lock_while_it_waits(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Streaming an import reads its input inside the write transaction: a pipe is copied
+    aside first, so that other writers are not kept waiting on a slow producer."""
+    import sqlite3
+    import time
+
+    with EventStore(sqlite_url) as store:
+        store.append("game/other", [game_created("other")])
+    lines = [json.dumps(line) + "\n" for line in _game_lines(1, 20)]
+    script = str(Path(sys.executable).with_name("arbitru"))
+    importer = subprocess.Popen(
+        [script, "ledger", "import", "-", "--db", sqlite_url, "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert importer.stdin is not None
+    try:
+        importer.stdin.writelines(lines[:10])
+        importer.stdin.flush()
+        other = sqlite3.connect(tmp_path / "ledger.db", timeout=0, isolation_level=None)
+        try:
+            deadline = time.monotonic() + 5  # the importer has started and is waiting by then
+            while time.monotonic() < deadline and importer.poll() is None:
+                other.execute("BEGIN IMMEDIATE")  # "database is locked" if the lock is held
+                other.execute("ROLLBACK")
+                time.sleep(0.1)
+        finally:
+            other.close()
+        out, err = importer.communicate("".join(lines[10:]), timeout=60)
+    finally:
+        importer.kill()
+    assert importer.returncode == 0, err
+    assert json.loads(out)["imported"] == 20
+
+
 def test_import_payload_check_problems_are_reported_by_line_and_nothing_is_written(
     sqlite_url: str,
 ) -> None:
