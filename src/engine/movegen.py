@@ -92,7 +92,7 @@ class MoveGenerator:
         self.lexicon = lexicon_of(dictionary)
         self.two_letter = dictionary.two_letter
         self.tile_values = [ruleset.value(chr(65 + i)) for i in range(26)]
-        self.rack_size = ruleset.rack_size
+        self.bingo_size = ruleset.bingo_size
         self.bingo = ruleset.bingo_bonus
         self._cross_cache: CrossCache = {}
         self._last_lines: dict[bool, tuple[Board, list[Line]]] = {}
@@ -206,7 +206,7 @@ class _Position:
             self.counts,
             generator.tile_values,
             board.size,
-            generator.rack_size,
+            generator.bingo_size,
             generator.bingo,
         )
         self.best = -1
@@ -220,7 +220,7 @@ class _Position:
         """
         tiles = self.tiles
         # Laying a full rack is a bingo: a start that leaves no other way needs one possible.
-        full_rack = tiles if tiles == self.generator.rack_size else tiles + 1
+        full_rack = tiles if tiles == self.generator.bingo_size else tiles + 1
         planned = []
         for across in (True, False):
             for line in self.lines[across]:
@@ -292,7 +292,7 @@ class _Position:
         letter_factor, word_factor = line.letter_factor, line.word_factor
         size = len(cells)
         tiles = self.tiles
-        bingo_at = self.generator.rack_size
+        bingo_at = self.generator.bingo_size
         bingo = self.generator.bingo
         bingo_bound = bingo if bingo_here and tiles == bingo_at else 0
         index = line.index
