@@ -21,6 +21,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.bag import Bag
 from engine.board import Board, BoardError
 from engine.crosschecks import (
     NO_CROSS,
@@ -172,14 +173,13 @@ def _rack_counts(rack: Rack | str, board: Board, ruleset: Ruleset) -> list[int]:
     if isinstance(rack, str):
         rack = Rack.parse(rack, ruleset)
     on_board = board.tile_counts()
-    for tile, n in sorted(rack.counts().items()):
-        total = ruleset.jokers if tile == JOKER else ruleset.tile_counts.get(tile, 0)
-        if n + on_board.get(tile, 0) > total:
-            name = "jokers" if tile == JOKER else tile
-            raise RackError(
-                f"rack {rack.letters}: the game has {total} {name}, {on_board.get(tile, 0)} on "
-                f"the board, and the rack holds {n} more"
-            )
+    held = {tile: n + on_board.get(tile, 0) for tile, n in rack.counts().items()}
+    for tile, _, total in Bag.full(ruleset).shortage(held):
+        name = "jokers" if tile == JOKER else tile
+        raise RackError(
+            f"rack {rack.letters}: the game has {total} {name}, "
+            f"{on_board.get(tile, 0)} on the board, and the rack holds {rack.counts()[tile]} more"
+        )
     counts = [0] * 27
     for ch in rack.letters:
         counts[_JOKER if ch == JOKER else ord(ch) - 65] += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engine.bag import Bag
 from engine.board import EMPTY, Board, square_name
 from engine.notation import Move
 from engine.rack import Rack
@@ -64,15 +65,15 @@ def _tile_set_errors(
     if len(tiles) > ruleset.rack_size:
         errors.append(f"the move lays {len(tiles)} tiles, a rack holds at most {ruleset.rack_size}")
     on_board = board.tile_counts()
-    over = []
-    for tile, n in needed.items():
-        total = ruleset.jokers if tile == JOKER else counts.get(tile)
-        if total is not None and n + on_board.get(tile, 0) > total:
-            over.append((tile, n, total))
+    laid_and_lying = {
+        tile: n + on_board.get(tile, 0)
+        for tile, n in needed.items()
+        if tile == JOKER or tile in counts
+    }
     errors.extend(
-        f"the move lays {n} {_name(tile, n)} but the game has {total} and "
+        f"the move lays {needed[tile]} {_name(tile, needed[tile])} but the game has {total} and "
         f"{on_board.get(tile, 0)} already lie on the board"
-        for tile, n, total in sorted(over)
+        for tile, _, total in Bag.full(ruleset).shortage(laid_and_lying)
     )
     chosen = move.chosen
     if chosen is not None:
