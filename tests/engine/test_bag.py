@@ -14,7 +14,9 @@ def test_canonical_order_is_by_character_code_jokers_first():
 
 
 def test_taking_tiles_the_bag_lacks_names_every_shortage():
-    with pytest.raises(BagError, match="3 jokers wanted, the bag holds 2; 2 Z tiles wanted, the bag holds 1"):
+    with pytest.raises(
+        BagError, match="3 jokers wanted, the bag holds 2; 2 Z tiles wanted, the bag holds 1"
+    ):
         Bag.of("Z??").take("ZZ???")
 
 
