@@ -9,6 +9,7 @@ compared with the hash the ledger computes, and every difference is reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -72,15 +73,32 @@ class _Rejected(Exception):
         self.errors = errors
 
 
+PayloadCheck = Callable[[str, int, dict[str, Any]], str | None]
+"""A check of one line's payload by its reader (type, schema, payload): the line's problem,
+or None. The ledger stores envelopes; whoever reads the payloads can refuse what they cannot."""
+
+
 def import_events(
-    store: EventStore, source: IO[bytes], *, require_same_hashes: bool = False
+    store: EventStore,
+    source: IO[bytes],
+    *,
+    require_same_hashes: bool = False,
+    payload_check: PayloadCheck | None = None,
 ) -> ImportReport:
     """Import a JSON Lines file of events. Events whose `event_id` is already stored are
     skipped. With `require_same_hashes`, a hash that differs from the file's is an error and
-    nothing is written (restoring an archive must reproduce it exactly)."""
+    nothing is written (restoring an archive must reproduce it exactly). `payload_check` is
+    asked about every valid line; a problem it returns is that line's error."""
     lines, errors = read_import(source)
+    read = len(lines) + len(errors)
+    if payload_check is not None:
+        for line in lines:
+            problem = payload_check(line.event.type, line.event.schema, line.event.payload)
+            if problem is not None:
+                errors.append(JsonlError(line.line, [problem]))
+        errors.sort(key=lambda error: error.line)
     if errors:
-        return ImportReport(len(lines) + len(errors), 0, 0, errors)
+        return ImportReport(read, 0, 0, errors)
     try:
         return _write(store, lines, require_same_hashes)
     except _Rejected as rejected:

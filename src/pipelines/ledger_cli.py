@@ -35,6 +35,7 @@ from ledger import (
 from ledger.database import DEFAULT_URL, create_db_engine, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
+from pipelines.game_records import check_payload
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -108,11 +109,13 @@ def import_command(
 ) -> None:
     """Import events from a JSON Lines file, all or nothing.
 
-    Every line is checked first, and every bad line is listed.
+    Every line is checked first, payloads included, and every bad line is listed.
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped."""
     with _open_input(file) as source, _store(db, create=True) as store:
-        report = import_events(store, source, require_same_hashes=require_same_hashes)
+        report = import_events(
+            store, source, require_same_hashes=require_same_hashes, payload_check=check_payload
+        )
     if as_json:
         _emit_json(report.to_dict())
     else:
