@@ -227,7 +227,7 @@ def _with_round(state: GameState, changed: RoundState) -> GameState:
     return replace(state, rounds=tuple(rounds))
 
 
-def _is_late(received_at: datetime | None, deadline: datetime | None) -> bool:
+def is_late(received_at: datetime | None, deadline: datetime | None) -> bool:
     return received_at is not None and deadline is not None and received_at > deadline
 
 
@@ -246,7 +246,7 @@ def _settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
         originals = [r for r in player.received if r.part == part and not r.correction]
         if not originals:
             continue
-        on_time = [r for r in originals if not _is_late(r.received_at, rnd.deadline)]
+        on_time = [r for r in originals if not is_late(r.received_at, rnd.deadline)]
         entry = on_time[-1] if on_time else originals[-1]
         position = player.received.index(entry)
         correction = None
@@ -268,12 +268,12 @@ def _settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
         parts.append(PartResult(part, entry, correction, judgement, late, code, score))
         if code is None:
             board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
-            rack = _rack_after(rack, judgement)
+            rack = rack_after(rack, judgement)
     player = replace(player, parts=tuple(parts))
     return replace(rnd, players={**rnd.players, player_id: player})
 
 
-def _rack_after(rack: str, judgement: Judgement) -> str:
+def rack_after(rack: str, judgement: Judgement) -> str:
     left = list(rack)
     for tile in judgement.tiles:
         left.remove("?" if tile.joker else tile.letter)
@@ -383,7 +383,7 @@ def _judge_sequence(state: GameState, rnd: RoundState, text: str) -> tuple[Judge
         if not judgement.valid:
             break
         board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
-        rack = _rack_after(rack, judgement)
+        rack = rack_after(rack, judgement)
     return tuple(judged)
 
 
@@ -442,7 +442,7 @@ def _player_text(player: PlayerRound) -> str:
     )
 
 
-def _round_top(state: GameState, rnd: RoundState) -> tuple[RoundTop | None, str | None]:
+def _top_at_close(state: GameState, rnd: RoundState) -> tuple[RoundTop | None, str | None]:
     """The top placed at the close, and a note when it had to be interpreted."""
     context = state.context
     assert context is not None
@@ -475,13 +475,13 @@ def _round_top(state: GameState, rnd: RoundState) -> tuple[RoundTop | None, str 
 
 def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameState:
     rnd = _open_round(state, event.round)
-    top, note = _round_top(state, rnd)
+    top, note = _top_at_close(state, rnd)
     rnd = replace(rnd, closed=True, top=top)
     board, leftover = rnd.board, rnd.rack
     if top is not None:
         board = board.with_tiles((t.row, t.col, t.cell) for t in top.tiles)
         for judgement in top.parts:
-            leftover = _rack_after(leftover, judgement)
+            leftover = rack_after(leftover, judgement)
     over = state.over
     if rnd.last and not leftover and not state.bag:
         over = "the bag is empty and the rack played out"
@@ -742,7 +742,7 @@ def _computer_top(state: GameState, rnd: RoundState) -> str | None:
         texts.append(format_move(move))
         judgement = context.judge(board, rack, texts[-1])
         board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
-        rack = _rack_after(rack, judgement)
+        rack = rack_after(rack, judgement)
         if not rnd.last:
             break
     return "; ".join(texts) or None
@@ -813,3 +813,8 @@ def decide(state: GameState, command: Command) -> list[Event]:
             "unknown_command", f"{type(command).__name__} is not a duplicate command"
         )
     return _check(state, events, command)
+
+
+def round_top(state: GameState, rnd: RoundState) -> RoundTop | None:
+    """The top closing the round now would place (the recorded one once it is closed)."""
+    return rnd.top if rnd.closed else _top_at_close(state, rnd)[0]
