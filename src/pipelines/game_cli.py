@@ -22,6 +22,8 @@ import typer
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from engine.games.events import DictionaryRef
+from engine.games.projections import position
+from engine.ruleset import Ruleset
 from ledger import EventStore, LedgerError
 from ledger.database import DEFAULT_URL
 from pipelines import game_views as views
@@ -40,11 +42,13 @@ from pipelines.game_inputs import (
 )
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
+    CommandRefused,
     Game,
     ServiceError,
     dictionary_ref,
     execute,
     load_game,
+    replay_to,
     stream_of,
 )
 from pipelines.inputs import fail
@@ -117,6 +121,20 @@ def _time(text: str | None, option: str) -> datetime | None:
         fail(str(exc))
 
 
+_HINTS = {
+    "unknown_player": "add the player with `arbitru game join GAME --player ID[:Name]`, or "
+    "check the id",
+    "top_not_chosen": 'choose it with `arbitru game choose-top GAME --round N --move "..."`',
+    "round_not_drawn": "draw the round first with `arbitru game draw`",
+    "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
+    "(`arbitru game results GAME --round N --json` lists them under decisions)",
+    "game_exists": "choose another game id",
+    "no_game": "create the game first with `arbitru game create`",
+}
+"""What to do after a refusal, by the engine's reason code, where the rule's message does not
+already say it in terms of this command line."""
+
+
 @contextmanager
 def _store(db: str, *, create: bool = False) -> Iterator[EventStore]:
     """The ledger, with every failure turned into a message and an exit code. Only `create`
@@ -124,6 +142,9 @@ def _store(db: str, *, create: bool = False) -> Iterator[EventStore]:
     try:
         with EventStore(db, upgrade=create) as store:
             yield store
+    except CommandRefused as exc:
+        hint = _HINTS.get(exc.code)
+        fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
     except ServiceError as exc:
         fail(str(exc), exc.exit_code)
     except LedgerError as exc:
@@ -607,3 +628,92 @@ def end_command(
     """End the game."""
     command = cmd.EndGame(reason=reason, actor=_actor(actor))
     _run(db, game, [command], dry_run=dry_run, as_json=as_json)
+
+
+# --- views -------------------------------------------------------------------------------
+
+
+def _ruleset(loaded: Game) -> Ruleset:
+    context = loaded.state.context
+    if context is None:
+        fail(f"{loaded.stream} cannot be read: its first event is not a usable GameCreated")
+    return context.ruleset
+
+
+@game_app.command("results")
+def results_command(
+    game: GameArg,
+    round_number: Annotated[int, typer.Option("--round", min=1, help="The round.")],
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+) -> None:
+    """A round explained: every submission as written, the parsed move, words and points,
+    premiums, bonus, penalty, score and reason, and the top."""
+    loaded = _loaded(db, game)
+    ruleset = _ruleset(loaded)
+    if loaded.state.round(round_number) is None:
+        drawn = len(loaded.state.rounds)
+        fail(
+            f"round {round_number} of {loaded.stream} has not been drawn ({drawn} round(s) so far)"
+        )
+    if as_json:
+        views.emit_json(views.results_json(loaded.game_id, loaded.state, round_number))
+    else:
+        views.show_results(loaded.state, round_number, ruleset)
+
+
+@game_app.command("standings")
+def standings_command(
+    game: GameArg, db: DbOption = DEFAULT_URL, as_json: JsonOption = False
+) -> None:
+    """Players ranked by game score (ties share the place), with solos and the percentage
+    of the top total."""
+    loaded = _loaded(db, game)
+    _ruleset(loaded)
+    if as_json:
+        views.emit_json(views.standings_json(loaded.game_id, loaded.state))
+    else:
+        views.show_standings(loaded.game_id, loaded.state)
+
+
+@game_app.command("replay")
+def replay_command(
+    game: GameArg,
+    at: Annotated[
+        int | None, typer.Option("--at", min=1, help="The state right after this global seq.")
+    ] = None,
+    round_number: Annotated[
+        int | None,
+        typer.Option("--round", min=1, help="The state when this round closed (or now)."),
+    ] = None,
+    player: Annotated[
+        str | None, typer.Option("--player", help="That player's own board in a last round.")
+    ] = None,
+    svg: Annotated[
+        Path | None, typer.Option("--svg", help="Also write the board as an SVG picture.")
+    ] = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+) -> None:
+    """The game at a moment: the board (the last move highlighted), rack, bag and scores."""
+    if at is not None and round_number is not None:
+        fail("--at and --round exclude each other: give one")
+    with _store(db) as store:
+        loaded = replay_to(store, game, at=at, round_number=round_number)
+    ruleset = _ruleset(loaded)
+    state = loaded.state
+    if player is not None and player not in state.players:
+        fail(f"{player} is not a player of {loaded.stream} (players: {', '.join(state.players)})")
+    spot = position(state, player)
+    if svg is not None:
+        title = f"{loaded.game_id}, " + (f"round {spot.round}" if spot.round else "start")
+        try:
+            views.write_svg(svg, spot, ruleset, title)
+        except OSError as exc:
+            fail(f"cannot write {svg}: {exc.strerror or exc}")
+    if as_json:
+        views.emit_json(views.position_json(loaded.game_id, state, spot, player))
+    elif svg is not None:
+        views.out.print(f"wrote {svg}")
+    else:
+        views.show_position(loaded.game_id, state, spot, ruleset)

@@ -192,6 +192,41 @@ def load_game(store: EventStore, game: str, *, must_exist: bool = True) -> Game:
             f"no game {stream.split('/', 1)[1]} in this ledger: check the id and --db "
             "(`arbitru ledger export` lists the streams), or create it with `arbitru game create`"
         )
+    return _game(stream, stored)
+
+
+def replay_to(
+    store: EventStore, game: str, *, at: int | None = None, round_number: int | None = None
+) -> Game:
+    """A game as it was right after the event of global seq `at`, or when round
+    `round_number` closed (now, if it is still open); the whole game when neither is given."""
+    whole = load_game(store, game)
+    if at is not None:
+        stored = tuple(e for e in whole.stored if e.seq <= at)
+        if not stored:
+            first = whole.stored[0].seq
+            raise ServiceError(f"{whole.stream} starts at seq {first}: give --at {first} or later")
+        return _game(whole.stream, stored)
+    if round_number is None:
+        return whole
+    if whole.state.round(round_number) is None:
+        raise ServiceError(
+            f"round {round_number} of {whole.stream} has not been drawn "
+            f"({len(whole.state.rounds)} round(s) so far)"
+        )
+    state = initial_state(resolve_context)
+    for count, recorded in enumerate(whole.history, start=1):
+        state = evolve(state, recorded)
+        folded = state.round(round_number)
+        if folded is not None and folded.closed:
+            return Game(
+                whole.stream, whole.stored[count - 1].version, whole.stored[:count],
+                whole.history[:count], state,
+            )  # fmt: skip
+    return whole
+
+
+def _game(stream: str, stored: tuple[RecordedEvent, ...]) -> Game:
     history, state = fold(stored)
     return Game(stream, stored[-1].version if stored else 0, stored, history, state)
 

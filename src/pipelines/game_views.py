@@ -8,6 +8,7 @@ decides anything.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,26 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from engine.board import square_name
+from engine.games.context import Judgement
+from engine.games.events import format_time
+from engine.games.projections import (
+    PlayerResult,
+    Position,
+    RoundResults,
+    Standing,
+    SubmissionView,
+    round_results,
+    standings,
+)
+from engine.games.state import Decision, GameState, Note, RoundTop
+from engine.notation import format_move
+from engine.placement import Tile
+from engine.problems import CODES
+from engine.ruleset import Ruleset
 from ledger import NewEvent, RecordedEvent
+from pipelines.board_svg import board_svg
+from pipelines.board_view import board_table
 from pipelines.game_service import Outcome
 
 out = Console(highlight=False)
@@ -42,20 +62,255 @@ def event_json(new: NewEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
     return value
 
 
-def show_outcome(outcome: Outcome, *, as_json: bool, round_number: int | None) -> None:
-    """The events a command appended, or in a dry run would append."""
+# --- JSON shapes -------------------------------------------------------------------------
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else format_time(value)
+
+
+def _tiles_json(tiles: tuple[Tile, ...]) -> list[dict[str, Any]]:
+    return [
+        {"square": square_name(t.row, t.col), "letter": t.letter, "joker": t.joker} for t in tiles
+    ]
+
+
+def judgement_json(judgement: Judgement) -> dict[str, Any]:
+    """A text as judged: the parsed move, its words with premiums, bonus, problems (code and
+    message), and the points it earns."""
+    verdict = judgement.verdict
+    value: dict[str, Any] = {
+        "move": format_move(judgement.move) if judgement.move is not None else None,
+        "valid": judgement.valid,
+        "points": judgement.score,
+        "problems": [{"code": p.code, "message": p.message} for p in judgement.problems],
+        "words": [],
+        "bingo": False,
+        "bonus": 0,
+        "tiles": [],
+        "claimed": judgement.move.claimed if judgement.move is not None else None,
+        "points_if_valid": None,
+        "warnings": [],
+    }
+    if verdict is not None:
+        value["words"] = [
+            {
+                "word": w.written,
+                "score": w.score,
+                "main": w.main,
+                "word_factor": w.word_factor,
+                "premiums": [
+                    {"square": sq.name, "premium": sq.premium}
+                    for sq in w.squares
+                    if sq.new and sq.premium
+                ],
+            }
+            for w in verdict.words
+        ]
+        value["bingo"] = verdict.bingo
+        value["bonus"] = verdict.bonus
+        value["tiles"] = _tiles_json(verdict.tiles)
+        value["points_if_valid"] = verdict.points_if_valid
+        value["warnings"] = list(verdict.warnings)
+    return value
+
+
+def _submission_json(view: SubmissionView) -> dict[str, Any]:
+    return {
+        "event_id": view.event_id,
+        "seq": view.seq,
+        "part": view.part,
+        "text": view.text,
+        "received_at": _time(view.received_at),
+        "source": view.source,
+        "correction": view.correction,
+        "reason": view.reason,
+        "status": view.status,
+        "score": view.score,
+        **judgement_json(view.judgement),
+    }
+
+
+def reason_message(code: str | None, result: PlayerResult) -> str | None:
+    """Why a player's round scores nothing, in words: the judged problem's own message when
+    there is one, else the code's meaning."""
+    if code is None:
+        return None
+    if code == "no_submission":
+        return "no submission this round"
+    for part in result.parts:
+        for problem in part.judgement.problems:
+            if problem.code == code:
+                return problem.message
+    return CODES.get(code, code)
+
+
+def _player_json(result: PlayerResult) -> dict[str, Any]:
+    return {
+        "player_id": result.player_id,
+        "name": result.name,
+        "submissions": [_submission_json(v) for v in result.submissions],
+        "score": result.score,
+        "solo": result.solo,
+        "bonus": result.bonus,
+        "penalty": result.penalty,
+        "total": result.total,
+        "code": result.code,
+        "message": reason_message(result.code, result),
+    }
+
+
+def top_json(top: RoundTop | None) -> dict[str, Any] | None:
+    if top is None:
+        return None
+    return {
+        "move": top.text,
+        "moves": [format_move(j.move) for j in top.parts if j.move is not None],
+        "score": top.score,
+        "source": top.source,
+        "reached_by": list(top.reached_by),
+        "solo": top.solo,
+        "chosen_by": top.chosen_by,
+        "tiles": _tiles_json(top.tiles),
+    }
+
+
+def note_json(note: Note) -> dict[str, Any]:
+    return {
+        "seq": note.seq,
+        "event_id": note.event_id,
+        "type": note.type_name,
+        "round": note.round,
+        "code": note.code,
+        "message": note.message,
+        "ignored": note.ignored,
+    }
+
+
+def decision_json(decision: Decision) -> dict[str, Any]:
+    """An arbiter's decision about a round; `revoked_by` names the revoking event."""
+    return {
+        "event_id": decision.event_id,
+        "seq": decision.seq,
+        "type": decision.type_name,
+        "player_id": decision.player_id,
+        "part": decision.part,
+        "reason": decision.reason,
+        "points": decision.points,
+        "move": decision.move,
+        "revoked_by": decision.revoked_by,
+    }
+
+
+def results_json(game_id: str, state: GameState, number: int) -> dict[str, Any]:
+    """`game results --json`: one round explained (the round must have been drawn)."""
+    results = round_results(state, number)
+    rnd = state.round(number)
+    assert rnd is not None
+    return {
+        "decisions": [decision_json(d) for d in rnd.decisions],
+        "game_id": game_id,
+        "round": results.round,
+        "rack": results.rack,
+        "drawn": results.drawn,
+        "rejected": list(results.rejected),
+        "deadline": _time(results.deadline),
+        "last": results.last,
+        "closed": results.closed,
+        "board": list(results.board.rows),
+        "top": top_json(results.top),
+        "players": [_player_json(p) for p in results.players],
+        "ignored": [note_json(n) for n in results.notes if n.ignored],
+        "notes": [note_json(n) for n in results.notes if not n.ignored],
+    }
+
+
+def standing_json(standing: Standing) -> dict[str, Any]:
+    return {
+        "rank": standing.rank,
+        "player_id": standing.player_id,
+        "name": standing.name,
+        "total": standing.total,
+        "solos": standing.solos,
+        "pct_of_top": standing.pct,
+        "rounds": list(standing.rounds),
+    }
+
+
+def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
+    """`game standings --json`: `{"game_id", "standings": [{"rank", "player_id", "name",
+    "total", "solos", "pct_of_top", "rounds"}], ...}`."""
+    rows = standings(state)
+    return {
+        "game_id": game_id,
+        "rounds": len(state.rounds),
+        "closed_rounds": sum(1 for r in state.rounds if r.closed),
+        "top_total": _top_total(state),
+        "standings": [standing_json(s) for s in rows],
+        "ended": state.ended,
+        "ignored": [note_json(n) for n in state.ignored],
+    }
+
+
+def _top_total(state: GameState) -> int:
+    total = 0
+    for rnd in state.rounds:
+        top = round_results(state, rnd.number).top
+        total += top.score if top is not None else 0
+    return total
+
+
+def position_json(game_id: str, state: GameState, spot: Position, player: str | None) -> dict:
+    """`game replay --json`: the board, rack, bag and scores at the moment folded."""
+    value: dict[str, Any] = {
+        "game_id": game_id,
+        "seq": state.last_seq,
+        "events": state.events,
+        "round": spot.round,
+        "board": list(spot.board.rows),
+        "rack": spot.rack,
+        "bag": {"count": len(spot.bag), "tiles": spot.bag.tiles()},
+        "last_move": _tiles_json(spot.last_move),
+        "over": spot.over,
+        "ended": spot.ended,
+        "standings": [standing_json(s) for s in standings(state)],
+    }
+    if player is not None:
+        value["player"] = player
+    return value
+
+
+# --- human views -------------------------------------------------------------------------
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    payload = ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value}"
+        for key, value in event["payload"].items()
+    )
+    return payload
+
+
+def show_outcome(
+    outcome: Outcome, *, as_json: bool, round_number: int | None, game_id: str | None = None
+) -> None:
+    """The events a command appended, or in a dry run would append (and then how the round's
+    results and the standings would change)."""
     recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
     events = [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)]
+    game = game_id or outcome.stream.split("/", 1)[1]
+    number = round_number if round_number is not None else _round_touched(outcome)
     if as_json:
-        emit_json(
-            {
-                "game_id": outcome.stream.split("/", 1)[1],
-                "stream": outcome.stream,
-                "dry_run": outcome.dry_run,
-                "conflicts": outcome.conflicts,
-                "events": events,
-            }
-        )
+        value: dict[str, Any] = {
+            "game_id": game,
+            "stream": outcome.stream,
+            "dry_run": outcome.dry_run,
+            "conflicts": outcome.conflicts,
+            "events": events,
+        }
+        if outcome.dry_run:
+            value["changes"] = _changes_json(game, outcome, number)
+        emit_json(value)
         return
     if outcome.conflicts:
         err.print(
@@ -64,14 +319,274 @@ def show_outcome(outcome: Outcome, *, as_json: bool, round_number: int | None) -
         )
     verb = "would append" if outcome.dry_run else "appended"
     table = Table(title=f"{outcome.stream}: {verb} {len(events)} event(s)", title_justify="left")
-    for column in ("version", "type", "payload"):
-        table.add_column(column)
+    for column in ("version", "type", "payload", "event id"):
+        table.add_column(column, overflow="fold")
     for event in events:
-        payload = json.dumps(event["payload"], ensure_ascii=False, sort_keys=True)
-        table.add_row(str(event.get("version", "-")), event["type"], escape(payload))
+        table.add_row(
+            str(event.get("version", "-")),
+            event["type"],
+            escape(_event_line(event)),
+            event["event_id"],
+        )
     out.print(table)
+    _show_judged(outcome)
     if outcome.dry_run:
+        _show_changes(outcome, number)
         out.print("[bold]dry run[/]: nothing was written")
+
+
+def _round_touched(outcome: Outcome) -> int | None:
+    for event in reversed(outcome.events):
+        number = event.payload.get("round")
+        if isinstance(number, int):
+            return number
+    current = outcome.after.current
+    return current.number if current is not None else None
+
+
+def _round_of(state: GameState, number: int | None) -> RoundResults | None:
+    if number is None or state.round(number) is None or state.context is None:
+        return None
+    return round_results(state, number)
+
+
+def _changes_json(game: str, outcome: Outcome, number: int | None) -> dict[str, Any]:
+    before, after = _round_of(outcome.before, number), _round_of(outcome.after, number)
+    return {
+        "round": number,
+        "results_before": results_json(game, outcome.before, before.round) if before else None,
+        "results_after": results_json(game, outcome.after, after.round) if after else None,
+        "standings_before": [standing_json(s) for s in standings(outcome.before)],
+        "standings_after": [standing_json(s) for s in standings(outcome.after)],
+    }
+
+
+def _show_judged(outcome: Outcome) -> None:
+    """How each submission just recorded was judged (status and points)."""
+    submitted = [
+        e for e in outcome.events if e.type in ("SubmissionReceived", "SubmissionCorrected")
+    ]
+    if not submitted:
+        return
+    ids = {e.event_id for e in submitted}
+    for number in sorted({e.payload["round"] for e in submitted}):
+        results = _round_of(outcome.after, number)
+        if results is None:
+            continue
+        for player in results.players:
+            for view in player.submissions:
+                if view.event_id in ids:
+                    out.print(
+                        f"  {escape(player.player_id)}: {escape(view.text)} -> "
+                        f"{_status_text(view)}",
+                        soft_wrap=True,
+                    )
+
+
+def _status_text(view: SubmissionView) -> str:
+    if view.status == "counted":
+        return f"[green]{view.judgement.score} points[/]"
+    problems = "; ".join(p.message for p in view.judgement.problems)
+    detail = f": {escape(problems)}" if problems and view.status not in ("late",) else ""
+    return f"[red]{view.status}[/] (scores 0){detail}"
+
+
+def _show_changes(outcome: Outcome, number: int | None) -> None:
+    """Round scores and standings before and after, for the players whose numbers change."""
+    before = {s.player_id: s for s in standings(outcome.before)}
+    after = {s.player_id: s for s in standings(outcome.after)}
+    round_before = _round_of(outcome.before, number)
+    round_after = _round_of(outcome.after, number)
+    scores_before = {p.player_id: p.total for p in round_before.players} if round_before else {}
+    scores_after = {p.player_id: p.total for p in round_after.players} if round_after else {}
+    table = Table(title="what would change", title_justify="left")
+    for column in ("player", f"round {number}" if number else "round", "total", "rank"):
+        table.add_column(column)
+    for player_id, now in after.items():
+        was = before.get(player_id)
+        row = (
+            _change(scores_before.get(player_id), scores_after.get(player_id)),
+            _change(was.total if was else None, now.total),
+            _change(was.rank if was else None, now.rank),
+        )
+        if any("->" in cell for cell in row):
+            table.add_row(player_id, *row)
+    if table.row_count:
+        out.print(table)
+    else:
+        out.print("no round score, total or rank would change")
+    top_before = round_before.top if round_before else None
+    top_after = round_after.top if round_after else None
+    if top_json(top_before) != top_json(top_after):
+        out.print(f"top: {_top_text(top_before)} -> {_top_text(top_after)}")
+
+
+def _change(before: int | None, after: int | None) -> str:
+    if before == after:
+        return "" if after is None else str(after)
+    return f"{'-' if before is None else before} -> {'-' if after is None else after}"
+
+
+def _top_text(top: RoundTop | None) -> str:
+    return "none" if top is None else f"{top.text} ({top.score})"
+
+
+def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
+    """A round explained: the board and rack, every submission judged, the top, the
+    arbiter's decisions and the events ignored."""
+    results = round_results(state, number)
+    rnd = state.round(number)
+    assert rnd is not None
+    status = "closed" if results.closed else "open (the top is provisional)"
+    out.print(f"[bold]round {results.round}[/], {status}; rack [bold]{results.rack}[/]", end="")
+    out.print(
+        f" (drawn {results.drawn}"
+        + (f", rejected {', '.join(results.rejected)}" if results.rejected else "")
+        + ")"
+        + (f"; deadline {_time(results.deadline)}" if results.deadline else "")
+    )
+    highlight = [(t.row, t.col, t.cell) for t in results.top.tiles] if results.top else []
+    out.print(board_table(results.board, ruleset, highlight))
+    table = Table(title="submissions", title_justify="left", show_lines=True)
+    for column, justify in (
+        ("player", "left"),
+        ("as written", "left"),
+        ("judged", "left"),
+        ("words", "left"),
+        ("points", "right"),
+        ("bonus", "right"),
+        ("penalty", "right"),
+        ("round", "right"),
+    ):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for player in results.players:
+        written = (
+            "\n".join(_written(v, results.deadline is not None) for v in player.submissions) or "-"
+        )
+        judged = "\n".join(_judged(v) for v in player.submissions) or ("[dim]no submission[/]")
+        words = "\n".join(_words(v.judgement) for v in player.submissions if v.status == "counted")
+        bonus = f"{player.bonus} solo" if player.bonus else ""
+        table.add_row(
+            escape(player.player_id + (f" ({player.name})" if player.name else "")),
+            written,
+            judged,
+            words,
+            str(player.score),
+            bonus,
+            str(player.penalty) if player.penalty else "",
+            f"[bold]{player.total}[/]",
+        )
+    out.print(table)
+    if results.top is not None:
+        top = results.top
+        who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
+        out.print(f"top: [bold]{escape(top.text)}[/] = {top.score} ({top.source}; {who})")
+    else:
+        out.print("top: none yet")
+    for decision in rnd.decisions:
+        out.print(_decision_text(decision), soft_wrap=True)
+    for note in results.notes:
+        label = "[yellow]ignored[/]" if note.ignored else "[cyan]note[/]"
+        out.print(
+            f"{label} seq {note.seq} {note.type_name}: {escape(note.message)} [{note.code}]",
+            soft_wrap=True,
+        )
+
+
+def _decision_text(decision: Decision) -> str:
+    who = f" {decision.player_id}" if decision.player_id else ""
+    what = {
+        "SubmissionAnnulled": f"annulled{who}'s submission",
+        "PenaltyGiven": f"penalty of {decision.points} to{who}",
+        "TopChosen": f"top chosen: {decision.move}",
+        "SubmissionCorrected": f"corrected{who}'s submission",
+    }.get(decision.type_name, decision.type_name)
+    reason = f" ({decision.reason})" if decision.reason else ""
+    revoked = f" [red]revoked by {decision.revoked_by}[/]" if decision.revoked_by else ""
+    return f"decision {decision.event_id}: {escape(what + reason)}{revoked}"
+
+
+def _written(view: SubmissionView, timed: bool) -> str:
+    """The text as written, with its part, correction, and (when the round has a deadline)
+    arrival time and source."""
+    tags = []
+    if view.part > 1:
+        tags.append(f"part {view.part}")
+    if view.correction:
+        tags.append(f"correction: {view.reason}")
+    if timed and view.received_at is not None:
+        tags.append(str(_time(view.received_at)))
+    if view.source:
+        tags.append(view.source)
+    suffix = f" [dim]({escape(', '.join(tags))})[/]" if tags else ""
+    return escape(view.text) + suffix
+
+
+def _judged(view: SubmissionView) -> str:
+    move = format_move(view.judgement.move) if view.judgement.move is not None else "unreadable"
+    if view.status == "counted":
+        return f"[green]{escape(move)}[/] {view.score}"
+    codes = ", ".join(p.code for p in view.judgement.problems)
+    detail = f" [{codes}]" if codes and view.status not in ("superseded", "late") else ""
+    return f"[red]{view.status}[/] {escape(move)}{escape(detail)}"
+
+
+def _words(judgement: Judgement) -> str:
+    if judgement.verdict is None:
+        return ""
+    parts = []
+    for word in judgement.verdict.words:
+        premiums = [f"{s.name} {s.premium}" for s in word.squares if s.new and s.premium]
+        parts.append(
+            f"{word.written} {word.score}" + (f" ({', '.join(premiums)})" if premiums else "")
+        )
+    if judgement.verdict.bonus:
+        parts.append(f"bingo +{judgement.verdict.bonus}")
+    return escape("; ".join(parts))
+
+
+def show_standings(game_id: str, state: GameState) -> None:
+    table = Table(
+        title=f"{game_id}: standings after {len(state.rounds)} round(s)", title_justify="left"
+    )
+    for column, justify in (
+        ("rank", "right"),
+        ("player", "left"),
+        ("name", "left"),
+        ("total", "right"),
+        ("solos", "right"),
+        ("% of top", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in standings(state):
+        pct = f"{row.pct:.2f}" if row.pct is not None else "-"
+        table.add_row(
+            str(row.rank), escape(row.player_id), escape(row.name or ""), str(row.total),
+            str(row.solos), pct,
+        )  # fmt: skip
+    out.print(table)
+    out.print(
+        f"top total: {_top_total(state)}" + (f"; game ended: {state.ended}" if state.ended else "")
+    )
+
+
+def show_position(game_id: str, state: GameState, spot: Position, ruleset: Ruleset) -> None:
+    """The game at a moment: the board with the last move highlighted, rack, bag, scores."""
+    when = f"seq {state.last_seq}" if state.last_seq is not None else "the start"
+    round_text = f"round {spot.round}" if spot.round is not None else "before round 1"
+    out.print(f"[bold]{game_id}[/] at {when} ({state.events} event(s)), {round_text}")
+    highlight = [(t.row, t.col, t.cell) for t in spot.last_move]
+    out.print(board_table(spot.board, ruleset, highlight))
+    out.print(f"rack: [bold]{spot.rack or '-'}[/]   bag: {len(spot.bag)} tile(s)")
+    if spot.over or spot.ended:
+        out.print(f"game over: {spot.ended or spot.over}")
+    show_standings(game_id, state)
+
+
+def write_svg(path: Path, spot: Position, ruleset: Ruleset, title: str) -> None:
+    """The board at the moment as an SVG file."""
+    svg = board_svg(spot.board, ruleset, [(t.row, t.col) for t in spot.last_move], title)
+    path.write_text(svg, encoding="utf-8")
 
 
 def show_seed_note(seed: str, path: Path | None, new: bool, *, shown: bool) -> None:
