@@ -20,7 +20,6 @@ notes it); the solo bonus needs at least `solo_min_players` players in the game.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 
 from engine.bag import Bag, BagError
@@ -73,6 +72,7 @@ from engine.games.state import (
     Received,
     RoundState,
     RoundTop,
+    changed,
 )
 from engine.notation import format_move
 from engine.ruleset import RulesetError, load_ruleset
@@ -95,7 +95,7 @@ class _Ignore(Exception):
 def evolve(state: GameState, recorded: Recorded) -> GameState:
     """The state after one recorded event (never raises on the event's content)."""
     event = recorded.event
-    counted = replace(state, events=state.events + 1, last_seq=recorded.seq)
+    counted = changed(state, events=state.events + 1, last_seq=recorded.seq)
     try:
         if isinstance(event, Undecodable):
             raise _Ignore("undecodable", f"not readable: {event.error}")
@@ -116,7 +116,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
             why.message,
             why.round if why.round is not None else getattr(event, "round", None),
         )
-        return replace(counted, notes=(*counted.notes, note))
+        return changed(counted, notes=(*counted.notes, note))
 
 
 def _remember(state: GameState, recorded: Recorded, type_name: str) -> dict[str, str]:
@@ -137,7 +137,7 @@ def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameSt
     for problem in context.settings.problems:
         notes = (*notes, Note(recorded.seq, recorded.event_id, "GameCreated", "bad_setting",
                               f"{problem}; the default stands", None, ignored=False))  # fmt: skip
-    return replace(
+    return changed(
         state,
         created=event,
         context=context,
@@ -156,7 +156,7 @@ def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameSt
     _open(state)
     if event.player_id in state.players:
         raise _Ignore("player_exists", f"player {event.player_id} has already joined")
-    return replace(
+    return changed(
         state,
         players={**state.players, event.player_id: event},
         game_events=_remember(state, recorded, "PlayerJoined"),
@@ -203,7 +203,7 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
         deadline=event.deadline,
         draw_event_id=recorded.event_id,
     )
-    return replace(state, rounds=(*state.rounds, new_round), bag=state.bag.take(event.drawn))
+    return changed(state, rounds=(*state.rounds, new_round), bag=state.bag.take(event.drawn))
 
 
 def _open_round(state: GameState, number: int) -> RoundState:
@@ -221,10 +221,10 @@ def _known_player(state: GameState, player_id: str) -> None:
         raise _Ignore("unknown_player", f"{player_id} has not joined this game")
 
 
-def _with_round(state: GameState, changed: RoundState) -> GameState:
+def _with_round(state: GameState, rnd: RoundState) -> GameState:
     rounds = list(state.rounds)
-    rounds[changed.number - 1] = changed
-    return replace(state, rounds=tuple(rounds))
+    rounds[rnd.number - 1] = rnd
+    return changed(state, rounds=tuple(rounds))
 
 
 def is_late(received_at: datetime | None, deadline: datetime | None) -> bool:
@@ -236,10 +236,9 @@ def _settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
     context = state.context
     assert context is not None
     player = rnd.players.get(player_id) or PlayerRound(player_id)
-    annulled = {d.part for d in rnd.standing("SubmissionAnnulled") if d.player_id == player_id}
-    corrections = {
-        d.event_id: d for d in rnd.standing("SubmissionCorrected") if d.player_id == player_id
-    }
+    mine = [d for d in rnd.decisions if d.player_id == player_id and d.standing]
+    annulled = {d.part for d in mine if d.type_name == "SubmissionAnnulled"}
+    corrections = {d.event_id for d in mine if d.type_name == "SubmissionCorrected"}
     board, rack = rnd.board, rnd.rack
     parts = []
     for part in sorted({r.part for r in player.received}):
@@ -266,11 +265,11 @@ def _settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
             code = None
         score = judgement.score if code is None else 0
         parts.append(PartResult(part, entry, correction, judgement, late, code, score))
-        if code is None:
+        if code is None and rnd.last:
             board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
             rack = rack_after(rack, judgement)
-    player = replace(player, parts=tuple(parts))
-    return replace(rnd, players={**rnd.players, player_id: player})
+    player = changed(player, parts=tuple(parts))
+    return changed(rnd, players={**rnd.players, player_id: player})
 
 
 def rack_after(rack: str, judgement: Judgement) -> str:
@@ -298,8 +297,8 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
         recorded.received_at,
         recorded.source,
     )
-    player = replace(player, received=(*player.received, entry))
-    rnd = replace(rnd, players={**rnd.players, event.player_id: player})
+    player = changed(player, received=(*player.received, entry))
+    rnd = changed(rnd, players={**rnd.players, event.player_id: player})
     return _with_round(state, _settle(state, rnd, event.player_id))
 
 
@@ -324,7 +323,7 @@ def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -
         recorded, "SubmissionAnnulled", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
-    rnd = replace(rnd, decisions=(*rnd.decisions, decision))
+    rnd = changed(rnd, decisions=(*rnd.decisions, decision))
     return _with_round(state, _settle(state, rnd, event.player_id))
 
 
@@ -335,7 +334,7 @@ def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> Gam
         recorded, "PenaltyGiven", event.round,
         player_id=event.player_id, points=event.points, reason=event.reason,
     )  # fmt: skip
-    return _with_round(state, replace(rnd, decisions=(*rnd.decisions, decision)))
+    return _with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
 def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
@@ -358,8 +357,8 @@ def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded)
         recorded, "SubmissionCorrected", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
-    player = replace(player, received=(*player.received, entry))
-    rnd = replace(
+    player = changed(player, received=(*player.received, entry))
+    rnd = changed(
         rnd,
         players={**rnd.players, event.player_id: player},
         decisions=(*rnd.decisions, decision),
@@ -433,7 +432,7 @@ def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameS
                 f" reached by {moves}",
             )
     decision = _decision(recorded, "TopChosen", event.round, move=event.move)
-    return _with_round(state, replace(rnd, decisions=(*rnd.decisions, decision)))
+    return _with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
 def _player_text(player: PlayerRound) -> str:
@@ -476,7 +475,7 @@ def _top_at_close(state: GameState, rnd: RoundState) -> tuple[RoundTop | None, s
 def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameState:
     rnd = _open_round(state, event.round)
     top, note = _top_at_close(state, rnd)
-    rnd = replace(rnd, closed=True, top=top)
+    rnd = changed(rnd, closed=True, top=top)
     board, leftover = rnd.board, rnd.rack
     if top is not None:
         board = board.with_tiles((t.row, t.col, t.cell) for t in top.tiles)
@@ -485,13 +484,13 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     over = state.over
     if rnd.last and not leftover and not state.bag:
         over = "the bag is empty and the rack played out"
-    changed = replace(_with_round(state, rnd), board=board, leftover=leftover, over=over)
-    changed = replace(changed, game_events=_remember(changed, recorded, "RoundClosed"))
+    after = changed(_with_round(state, rnd), board=board, leftover=leftover, over=over)
+    after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
     if note is not None:
         remark = Note(recorded.seq, recorded.event_id, "RoundClosed", "top_interpreted", note,
                       event.round, ignored=False)  # fmt: skip
-        changed = replace(changed, notes=(*changed.notes, remark))
-    return changed
+        after = changed(after, notes=(*after.notes, remark))
+    return after
 
 
 # --- appeals, seed, end ------------------------------------------------------------------
@@ -540,12 +539,12 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
     if not decision.standing:
         raise _Ignore("already_revoked", f"{event.event_id} was already revoked", rnd.number)
     decisions = list(rnd.decisions)
-    decisions[index] = replace(decision, revoked_by=recorded.event_id or "revoked")
-    rnd = replace(rnd, decisions=tuple(decisions))
+    decisions[index] = changed(decision, revoked_by=recorded.event_id or "revoked")
+    rnd = changed(rnd, decisions=tuple(decisions))
     if decision.player_id is not None:
         rnd = _settle(state, rnd, decision.player_id)
-    changed = _with_round(state, rnd)
-    return replace(changed, game_events=_remember(changed, recorded, "DecisionRevoked"))
+    after = _with_round(state, rnd)
+    return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
 
 
 def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> GameState:
@@ -574,14 +573,14 @@ def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> Game
             )
             notes = (*notes, Note(recorded.seq, recorded.event_id, "SeedRevealed",
                                   "draw_mismatch", message, rnd.number, ignored=False))  # fmt: skip
-    return replace(
+    return changed(
         state, seed=event.seed, notes=notes, game_events=_remember(state, recorded, "SeedRevealed")
     )
 
 
 def _ended(state: GameState, event: GameEnded, recorded: Recorded) -> GameState:
     _open(state)
-    return replace(state, ended=event.reason, game_events=_remember(state, recorded, "GameEnded"))
+    return changed(state, ended=event.reason, game_events=_remember(state, recorded, "GameEnded"))
 
 
 _HANDLERS = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from engine.bag import Bag
 from engine.board import Board
@@ -20,6 +20,8 @@ from engine.placement import Tile
 
 if TYPE_CHECKING:
     from engine.games.draws import DrawPlan
+
+T = TypeVar("T")
 
 
 class GameRuleError(ValueError):
@@ -31,6 +33,16 @@ class GameRuleError(ValueError):
 
 
 Resolve = Callable[[GameCreated], GameContext]
+
+
+def changed(value: T, **changes: object) -> T:
+    """A copy of a state value with some fields changed: `dataclasses.replace` without its
+    per-call introspection, which a replay calls several times per event. Only for the state
+    classes here, which check nothing on construction."""
+    copy = object.__new__(type(value))
+    copy.__dict__.update(value.__dict__)
+    copy.__dict__.update(changes)
+    return copy
 
 
 @dataclass(frozen=True)
