@@ -7,6 +7,7 @@ decides anything.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +31,7 @@ from engine.games.projections import (
     standings,
 )
 from engine.games.state import Decision, GameState, Note, RoundTop
-from engine.notation import format_move
+from engine.notation import Move, format_move
 from engine.placement import Tile
 from engine.problems import CODES
 from engine.ruleset import Ruleset
@@ -69,6 +70,12 @@ def _time(value: datetime | None) -> str | None:
     return None if value is None else format_time(value)
 
 
+def move_text(move: Move) -> str:
+    """A parsed move in canonical notation, without the round prefix and the claimed score
+    (shown apart)."""
+    return format_move(dataclasses.replace(move, claimed=None, prefix=None))
+
+
 def _tiles_json(tiles: tuple[Tile, ...]) -> list[dict[str, Any]]:
     return [
         {"square": square_name(t.row, t.col), "letter": t.letter, "joker": t.joker} for t in tiles
@@ -80,7 +87,7 @@ def judgement_json(judgement: Judgement) -> dict[str, Any]:
     message), and the points it earns."""
     verdict = judgement.verdict
     value: dict[str, Any] = {
-        "move": format_move(judgement.move) if judgement.move is not None else None,
+        "move": move_text(judgement.move) if judgement.move is not None else None,
         "valid": judgement.valid,
         "points": judgement.score,
         "problems": [{"code": p.code, "message": p.message} for p in judgement.problems],
@@ -163,9 +170,11 @@ def _player_json(result: PlayerResult) -> dict[str, Any]:
 def top_json(top: RoundTop | None) -> dict[str, Any] | None:
     if top is None:
         return None
+    moves = [move_text(j.move) for j in top.parts if j.move is not None]
     return {
-        "move": top.text,
-        "moves": [format_move(j.move) for j in top.parts if j.move is not None],
+        "move": "; ".join(moves),
+        "moves": moves,
+        "text": top.text,
         "score": top.score,
         "source": top.source,
         "reached_by": list(top.reached_by),
@@ -428,7 +437,11 @@ def _change(before: int | None, after: int | None) -> str:
 
 
 def _top_text(top: RoundTop | None) -> str:
-    return "none" if top is None else f"{top.text} ({top.score})"
+    return "none" if top is None else f"{_top_move(top)} ({top.score})"
+
+
+def _top_move(top: RoundTop) -> str:
+    return "; ".join(move_text(j.move) for j in top.parts if j.move is not None)
 
 
 def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
@@ -448,39 +461,32 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
     highlight = [(t.row, t.col, t.cell) for t in results.top.tiles] if results.top else []
     out.print(board_table(results.board, ruleset, highlight))
     table = Table(title="submissions", title_justify="left", show_lines=True)
-    for column, justify in (
-        ("player", "left"),
-        ("as written", "left"),
-        ("judged", "left"),
-        ("words", "left"),
-        ("points", "right"),
-        ("bonus", "right"),
-        ("penalty", "right"),
-        ("round", "right"),
-    ):
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    table.add_column("player")
+    table.add_column("as written")
+    table.add_column("judged: move, words and points (premiums)")
+    table.add_column("round", justify="right")
     for player in results.players:
-        written = (
-            "\n".join(_written(v, results.deadline is not None) for v in player.submissions) or "-"
-        )
-        judged = "\n".join(_judged(v) for v in player.submissions) or ("[dim]no submission[/]")
-        words = "\n".join(_words(v.judgement) for v in player.submissions if v.status == "counted")
-        bonus = f"{player.bonus} solo" if player.bonus else ""
+        timed = results.deadline is not None
+        written = "\n".join(_written(v, timed) for v in player.submissions) or "-"
+        judged = [_judged(v) for v in player.submissions] or ["[dim]no submission[/]"]
+        judged += [_words(v.judgement) for v in player.submissions if v.status == "counted"]
+        sums = [str(player.score)]
+        if player.bonus:
+            sums.append(f"+{player.bonus} solo")
+        if player.penalty:
+            sums.append(f"-{player.penalty} penalty")
+        total = f"[bold]{player.total}[/]" + (f"\n({' '.join(sums)})" if len(sums) > 1 else "")
         table.add_row(
             escape(player.player_id + (f" ({player.name})" if player.name else "")),
             written,
-            judged,
-            words,
-            str(player.score),
-            bonus,
-            str(player.penalty) if player.penalty else "",
-            f"[bold]{player.total}[/]",
+            "\n".join(j for j in judged if j),
+            total,
         )
     out.print(table)
     if results.top is not None:
         top = results.top
         who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
-        out.print(f"top: [bold]{escape(top.text)}[/] = {top.score} ({top.source}; {who})")
+        out.print(f"top: [bold]{escape(_top_move(top))}[/] = {top.score} ({top.source}; {who})")
     else:
         out.print("top: none yet")
     for decision in rnd.decisions:
@@ -523,11 +529,12 @@ def _written(view: SubmissionView, timed: bool) -> str:
 
 
 def _judged(view: SubmissionView) -> str:
-    move = format_move(view.judgement.move) if view.judgement.move is not None else "unreadable"
+    move = move_text(view.judgement.move) if view.judgement.move is not None else "unreadable"
     if view.status == "counted":
         return f"[green]{escape(move)}[/] {view.score}"
     codes = ", ".join(p.code for p in view.judgement.problems)
-    detail = f" [{codes}]" if codes and view.status not in ("superseded", "late") else ""
+    shown = codes and codes != view.status and view.status not in ("superseded", "late")
+    detail = f" [{codes}]" if shown else ""
     return f"[red]{view.status}[/] {escape(move)}{escape(detail)}"
 
 
