@@ -46,7 +46,7 @@ def test_a_command_losing_the_race_is_decided_again_on_fresh_state(db_url: str) 
     ) as store:
         outcome = execute(store, "hd1", [Submit(round=1, player_id="ana", text="H8: VARA")])
     assert outcome.conflicts == 1
-    assert [e.version for e in outcome.recorded] == [7]
+    assert [e.version for e in outcome.recorded] == [8]  # after bob's, at 7
     results = first.view("results", "hd1", "--round", "1")
     assert {p["player_id"]: p["total"] for p in results["players"]}["bob"] == 104
     assert first.events()[-2:] == ["SubmissionReceived", "SubmissionReceived"]
