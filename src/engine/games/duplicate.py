@@ -484,6 +484,15 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     over = state.over
     if rnd.last and not leftover and not state.bag:
         over = "the bag is empty and the rack played out"
+    elif over is None and not rnd.last:
+        context = state.context
+        assert context is not None
+        settings, vowels = context.settings, context.ruleset.vowels
+        plan = draws.plan_draw(
+            leftover, state.bag, settings.draw_size, settings.minimum(rnd.number + 1), vowels
+        )
+        if not isinstance(plan, draws.DrawPlan):
+            over = plan.message
     after = changed(_with_round(state, rnd), board=board, leftover=leftover, over=over)
     after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
     if note is not None:
