@@ -408,9 +408,20 @@ def tied_moves(rnd: RoundState) -> list[PlayerRound]:
     return list(seen.values())
 
 
-def chosen_top(rnd: RoundState) -> Decision | None:
+def chosen_top(state: GameState, rnd: RoundState) -> Decision | None:
+    """The arbiter's standing top choice, if it still names a top: an annulment or a
+    correction after the choice may have changed which moves reach the top score."""
     chosen = rnd.standing("TopChosen")
-    return chosen[-1] if chosen else None
+    if not chosen:
+        return None
+    context = state.context
+    assert context is not None
+    if context.settings.top_source == "players":
+        tops = candidates(rnd)
+        judged = _judge_sequence(state, rnd, chosen[-1].move or "")
+        if tops and _sequence_of(judged) not in {p.sequence for p in tops}:
+            return None
+    return chosen[-1]
 
 
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
@@ -445,7 +456,7 @@ def _top_at_close(state: GameState, rnd: RoundState) -> tuple[RoundTop | None, s
     """The top placed at the close, and a note when it had to be interpreted."""
     context = state.context
     assert context is not None
-    chosen = chosen_top(rnd)
+    chosen = chosen_top(state, rnd)
     note = None
     if chosen is not None and chosen.move is not None:
         judged = _judge_sequence(state, rnd, chosen.move)
@@ -720,7 +731,7 @@ def _close(state: GameState, command: CloseRound) -> list[Event]:
     rnd = state.round(command.round)
     if rnd is None or rnd.closed:
         return [RoundClosed(command.round)]  # evolve says why
-    if chosen_top(rnd) is not None:
+    if chosen_top(state, rnd) is not None:
         return [RoundClosed(command.round)]
     if context.settings.top_source == "computer":
         move = _computer_top(state, rnd)

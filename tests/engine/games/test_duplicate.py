@@ -445,3 +445,22 @@ def test_standings_ties_share_the_place_with_total_solos_and_pct(table):
         (2, "bob", 12, 0, 85.71),
         (2, "cid", 12, 0, 85.71),
     ]
+
+
+def test_top_choice_that_an_annulment_made_stale_must_be_chosen_again(table):
+    game = _round_one(table)
+    _submit(game, "ana", "H4: CARTEA")
+    _submit(game, "bob", "H8: CARTEA")
+    _submit(game, "cid", "H7: CARTEA")
+    game.run(ChooseTop(round=1, move="H8: CARTEA"))
+    game.run(Annul(round=1, player_id="bob", reason="copied"))
+    assert game.refuse(CloseRound(round=1)).code == "top_not_chosen"
+    game.run(ChooseTop(round=1, move="H7: CARTEA"))
+    game.run(CloseRound(round=1))
+    assert game.state.round(1).top.text == "H7: CARTEA"
+
+
+def test_penalty_of_no_points_is_refused_naming_the_field(table):
+    game = _round_one(table)
+    error = game.refuse(Penalise(round=1, player_id="ana", points=0, reason="x"))
+    assert error.code == "bad_points" and "PenaltyGiven.points" in str(error)
