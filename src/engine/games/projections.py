@@ -21,7 +21,7 @@ from datetime import datetime
 
 from engine.bag import Bag
 from engine.board import Board
-from engine.games import duplicate
+from engine.games import rounds
 from engine.games.context import Judgement
 from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
 from engine.placement import Tile
@@ -107,7 +107,7 @@ def round_top(state: GameState, rnd: RoundState) -> RoundTop | None:
     """The round's top: final once closed, else what closing now would place."""
     if rnd.closed:
         return rnd.top
-    return duplicate.round_top(state, rnd)
+    return rounds.round_top(state, rnd)
 
 
 def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[SubmissionView, ...]:
@@ -134,7 +134,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
         if entry.correction:
             status = "revoked" if entry.event_id in revoked else "superseded"
         else:
-            status = "late" if duplicate.is_late(entry.received_at, rnd.deadline) else "superseded"
+            status = "late" if rounds.is_late(entry.received_at, rnd.deadline) else "superseded"
         views.append(
             SubmissionView(
                 entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
@@ -223,7 +223,7 @@ def position(state: GameState, player_id: str | None = None) -> Position:
             for part in player.parts:
                 if part.code is None:
                     board = board.with_tiles((t.row, t.col, t.cell) for t in part.tiles)
-                    rack = duplicate.rack_after(rack, part.judgement)
+                    rack = rounds.rack_after(rack, part.judgement)
                     last_move = part.tiles
     number = current.number if current is not None else None
     return Position(number, board, rack, state.bag, last_move, state.over, state.ended)
