@@ -24,7 +24,7 @@ from engine.games.draws import seed_commitment
 from engine.games.events import DictionaryRef
 from engine.games.projections import position
 from engine.ruleset import Ruleset
-from ledger import EventStore, LedgerError
+from ledger import EventStore, LedgerError, NoLedger
 from ledger.database import DEFAULT_URL
 from pipelines import game_views as views
 from pipelines.game_inputs import (
@@ -135,13 +135,29 @@ _HINTS = {
 already say it in terms of this command line."""
 
 
+def _no_ledger(db: str) -> bool:
+    try:
+        EventStore(db, upgrade=False).close()
+    except NoLedger:
+        return True
+    except (LedgerError, sa.exc.SQLAlchemyError):
+        return False
+    return False
+
+
 @contextmanager
 def _store(db: str, *, create: bool = False) -> Iterator[EventStore]:
-    """The ledger, with every failure turned into a message and an exit code. Only `create`
-    creates a ledger: other commands on a mistyped path say so instead."""
+    """The ledger, with every failure reported (`_reported`). Only `create` creates a ledger:
+    other commands on a mistyped path say so instead."""
+    with _reported(), EventStore(db, upgrade=create) as store:
+        yield store
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Every failure of the service or the ledger as a message on stderr and an exit code."""
     try:
-        with EventStore(db, upgrade=create) as store:
-            yield store
+        yield
     except CommandRefused as exc:
         hint = _HINTS.get(exc.code)
         fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
@@ -163,9 +179,14 @@ def _run(
     create: bool = False,
     round_number: int | None = None,
 ) -> None:
-    """Hand the commands to the service and show what happened."""
-    with _store(db, create=create and not dry_run) as store:
-        outcome = execute(store, game, commands, dry_run=dry_run)
+    """Hand the commands to the service and show what happened. A dry run of `create` on a
+    ledger that does not exist yet runs against none, and creates none."""
+    if create and dry_run and _no_ledger(db):
+        with _reported():
+            outcome = execute(None, game, commands, dry_run=True)
+    else:
+        with _store(db, create=create and not dry_run) as store:
+            outcome = execute(store, game, commands, dry_run=dry_run)
     views.show_outcome(outcome, as_json=as_json, round_number=round_number)
 
 

@@ -182,11 +182,11 @@ def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameSta
     return history, state
 
 
-def load_game(store: EventStore, game: str, *, must_exist: bool = True) -> Game:
+def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -> Game:
     """A game's events and state; `GameNotFound` when there is none (unless `must_exist` is
-    False: a game about to be created)."""
+    False: a game about to be created). No store stands for a ledger not created yet."""
     stream = stream_of(game)
-    stored = tuple(store.read_stream(stream))
+    stored = tuple(store.read_stream(stream)) if store is not None else ()
     if not stored and must_exist:
         raise GameNotFound(
             f"no game {stream.split('/', 1)[1]} in this ledger: check the id and --db "
@@ -270,7 +270,7 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
 
 
 def execute(
-    store: EventStore,
+    store: EventStore | None,
     game: str,
     commands: Sequence[Command],
     *,
@@ -279,7 +279,8 @@ def execute(
 ) -> Outcome:
     """Decide `commands` on the game's current state and append their events, all or none, at
     the version read. On a conflict the game is read again and the commands decided again, up
-    to `retries` times. A dry run decides and folds only."""
+    to `retries` times. A dry run decides and folds only; it alone may be given no store (a
+    ledger not created yet)."""
     commands = [_stamped(c) for c in commands]
     creating = any(isinstance(c, CreateGame) for c in commands)
     conflicts = 0
@@ -289,7 +290,7 @@ def execute(
             events, after = decide_all(loaded, commands)
         except GameRuleError as exc:
             raise _refused(exc, loaded.stream, conflicts) from exc
-        if dry_run or not events:
+        if dry_run or not events or store is None:
             return Outcome(
                 loaded.stream, loaded.state, after, tuple(events), (), conflicts, dry_run
             )
