@@ -386,3 +386,22 @@ def test_results_show_submissions_top_and_decisions_in_the_terminal(arbiter: Arb
     assert result.exit_code == 0
     for fragment in ("VARIATE", "am uitat", "unreadable", "top:", "94"):
         assert fragment in result.stdout
+
+
+def test_the_computer_top_is_recorded_when_the_round_closes(arbiter: Arbiter) -> None:
+    create(arbiter, "--set", "top_source=computer")
+    arbiter.ok("draw", "hd1", "--tiles", "VARAEIT")
+    arbiter.ok("submit", "hd1", "--player", "ana", "--text", "H8: VARA")
+    closed = arbiter.ok("close-round", "hd1")
+    assert [e["type"] for e in closed["events"]] == ["TopChosen", "RoundClosed"]
+    results = arbiter.view("results", "hd1", "--round", "1")
+    assert results["top"]["source"] == "computer" and results["top"]["score"] >= 94
+    assert results["players"][0]["total"] == 22
+
+
+def test_replay_for_one_player_and_an_unknown_player(arbiter: Arbiter) -> None:
+    _play_round_one(arbiter)
+    mine = arbiter.view("replay", "hd1", "--player", "ana")
+    assert mine["player"] == "ana" and mine["board"][7] == "...VARIATE....."
+    message = arbiter.refused(2, "replay", "hd1", "--player", "zoe", actor=False)
+    assert "zoe is not a player" in message
