@@ -409,8 +409,9 @@ def draw_command(
     actor: ActorOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Draw the tiles that complete the rack: entered by hand (--tiles) or, in a seeded game,
-    derived from the seed."""
+    """Draw the tiles that complete the rack.
+
+    Entered by hand (--tiles), or derived from the seed in a seeded game."""
     loaded = _loaded(db, game)
     created = loaded.state.created
     seeded = created is not None and created.draw == "seeded"
@@ -465,8 +466,10 @@ def submit_command(
     actor: ActorOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Record submissions as written: one (--player, --text) or a whole file (--file), each
-    kept with its source; unreadable ones are kept too and score 0."""
+    """Record submissions exactly as written.
+
+    One (--player, --text) or a whole file (--file), each kept with its source; unreadable
+    ones are kept too and score 0."""
     arrival = _time(received_at, "--received-at")
     who = _actor(actor)
     if file is not None:
@@ -577,8 +580,10 @@ def correct_command(
     actor: ActorOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Record the arbiter's reading of a submission (an illegible slip, a typing error): the
-    original stays, and the reading is judged as if received with it."""
+    """Record the arbiter's reading of a submission.
+
+    For an illegible slip or a typing error: the original stays, and the reading is judged as
+    if received with it."""
     number = _current_round(db, game, round_number)
     command = cmd.Correct(
         round=number, player_id=player, text=text, reason=reason, part=part, actor=_actor(actor)
@@ -615,7 +620,9 @@ def close_round_command(
     actor: ActorOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Close a round: its results are published and nothing about it is accepted afterwards."""
+    """Close a round: its results are published.
+
+    Nothing about the round is accepted afterwards."""
     number = _current_round(db, game, round_number)
     command = cmd.CloseRound(round=number, actor=_actor(actor))
     _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
@@ -668,8 +675,10 @@ def results_command(
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
-    """A round explained: every submission as written, the parsed move, words and points,
-    premiums, bonus, penalty, score and reason, and the top."""
+    """A round explained, submission by submission.
+
+    Every submission as written, the parsed move, words and points, premiums, bonus, penalty,
+    score and reason, and the top."""
     loaded = _loaded(db, game)
     ruleset = _ruleset(loaded)
     if loaded.state.round(round_number) is None:
@@ -687,8 +696,9 @@ def results_command(
 def standings_command(
     game: GameArg, db: DbOption = DEFAULT_URL, as_json: JsonOption = False
 ) -> None:
-    """Players ranked by game score (ties share the place), with solos and the percentage
-    of the top total."""
+    """Players ranked by game score.
+
+    Ties share the place; with solos and the percentage of the top total."""
     loaded = _loaded(db, game)
     _ruleset(loaded)
     if as_json:
@@ -716,7 +726,9 @@ def replay_command(
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
-    """The game at a moment: the board (the last move highlighted), rack, bag and scores."""
+    """The game at a moment: board, rack, bag and scores.
+
+    The last move is highlighted on the board."""
     if at is not None and round_number is not None:
         fail("--at and --round exclude each other: give one")
     with _store(db) as store:
