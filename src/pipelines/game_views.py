@@ -218,6 +218,7 @@ def results_json(game_id: str, state: GameState, number: int) -> dict[str, Any]:
     assert rnd is not None
     return {
         "decisions": [decision_json(d) for d in rnd.decisions],
+        "dictionary": dictionary_json(state),
         "game_id": game_id,
         "round": results.round,
         "rack": results.rack,
@@ -246,6 +247,31 @@ def standing_json(standing: Standing) -> dict[str, Any]:
     }
 
 
+def dictionary_json(state: GameState) -> dict[str, Any] | None:
+    """The word list a game is judged with; `recorded` is false for a game whose GameCreated
+    names none (it is then judged with the default list, and the views say so)."""
+    context = state.context
+    if context is None:
+        return None
+    ref = state.created.dictionary if state.created is not None else None
+    return {
+        "name": context.dictionary.name,
+        "sha256": context.dictionary.sha256,
+        "recorded": ref is not None and ref.sha256 is not None,
+    }
+
+
+def dictionary_note(state: GameState) -> str | None:
+    """A warning for a game that records no word list."""
+    value = dictionary_json(state)
+    if value is None or value["recorded"]:
+        return None
+    return (
+        f"the game records no word list: judged with the default list {value['name']} "
+        f"(SHA-256 {value['sha256']})"
+    )
+
+
 def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
     """`game standings --json`: `{"game_id", "standings": [{"rank", "player_id", "name",
     "total", "solos", "pct_of_top", "rounds"}], ...}`."""
@@ -256,6 +282,7 @@ def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
         "closed_rounds": sum(1 for r in state.rounds if r.closed),
         "top_total": _top_total(state),
         "standings": [standing_json(s) for s in rows],
+        "dictionary": dictionary_json(state),
         "ended": state.ended,
         "ignored": [note_json(n) for n in state.ignored],
     }
@@ -491,6 +518,8 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
         out.print("top: none yet")
     for decision in rnd.decisions:
         out.print(_decision_text(decision), soft_wrap=True)
+    if note := dictionary_note(state):
+        out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
     for note in results.notes:
         label = "[yellow]ignored[/]" if note.ignored else "[cyan]note[/]"
         out.print(
@@ -553,8 +582,16 @@ def _words(judgement: Judgement) -> str:
 
 
 def show_standings(game_id: str, state: GameState) -> None:
+    """Ranked players; while a round is open its scores are provisional, and the title says so."""
+    current = state.current
+    provisional = (
+        f", round {current.number} open (provisional)"
+        if current is not None and not current.closed
+        else ""
+    )
     table = Table(
-        title=f"{game_id}: standings after {len(state.rounds)} round(s)", title_justify="left"
+        title=f"{game_id}: standings after {len(state.rounds)} round(s){provisional}",
+        title_justify="left",
     )
     for column, justify in (
         ("rank", "right"),
@@ -572,6 +609,8 @@ def show_standings(game_id: str, state: GameState) -> None:
             str(row.solos), pct,
         )  # fmt: skip
     out.print(table)
+    if note := dictionary_note(state):
+        out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
     out.print(
         f"top total: {_top_total(state)}" + (f"; game ended: {state.ended}" if state.ended else "")
     )

@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from game_cli_helpers import Arbiter
+from game_cli_helpers import Arbiter, runner
+
+from pipelines.cli import app
 
 WORDS = "VARA\nVARIATE\nALE\nARE\nTARE\n"
 
@@ -59,3 +61,33 @@ def test_views_on_a_missing_ledger_create_none(tmp_path: Path) -> None:
     path = tmp_path / "mistyped.db"
     message = Arbiter(f"sqlite:///{path}").refused(2, "standings", "hd1", actor=False)
     assert "no Arbitru ledger" in message and not path.exists()
+
+
+def test_a_game_recording_no_word_list_is_judged_with_the_default_and_says_so(
+    sqlite_url: str, tmp_path: Path, default_home: Path
+) -> None:
+    lines = [
+        ("GameCreated", {"game_id": "old", "variant": "duplicate"}),
+        ("PlayerJoined", {"player_id": "ana"}),
+        ("RackDrawn", {"round": 1, "drawn": "VARAEIT"}),
+        ("SubmissionReceived", {"round": 1, "player_id": "ana", "text": "H8: VARA"}),
+        ("SubmissionReceived", {"round": 1, "player_id": "zoe", "text": "H4: VARIATE"}),
+        ("RoundClosed", {"round": 1}),
+    ]
+    archive = tmp_path / "old.jsonl"
+    archive.write_text(
+        "".join(
+            json.dumps({"stream": "game/old", "type": t, "payload": p}) + "\n" for t, p in lines
+        ),
+        encoding="utf-8",
+    )
+    arbiter = Arbiter(sqlite_url, game="old")
+    imported = runner.invoke(app, ["ledger", "import", str(archive), "--db", sqlite_url])
+    assert imported.exit_code == 0, imported.output
+    standings = arbiter.view("standings", "old")
+    assert standings["dictionary"]["recorded"] is False
+    assert [(r["player_id"], r["total"]) for r in standings["standings"]] == [("ana", 32)]
+    [ignored] = standings["ignored"]
+    assert ignored["type"] == "SubmissionReceived" and ignored["code"] == "unknown_player"
+    human = arbiter.run("standings", "old", actor=False)
+    assert "records no word list" in " ".join(human.stdout.split())
