@@ -352,7 +352,7 @@ def test_several_parts_only_in_the_last_round(table):
     assert error.code == "part_not_allowed"
 
 
-def _small_bag_game(words) -> Table:
+def _small_bag_game(words, **settings) -> Table:
     """Ten tiles (CARTEAS, then ACL): round 2 draws the last three, a last round."""
     ruleset = dataclasses.replace(
         load_ruleset(),
@@ -365,12 +365,16 @@ def _small_bag_game(words) -> Table:
             return GameContext(*read_settings(ruleset, created.settings), words)
 
     game = SmallBag(words)
-    game.record(GameCreated("g1", "duplicate"))
+    game.record(GameCreated("g1", "duplicate", settings=settings))
     for player in ("ana", "bob", "cid"):
         game.record(PlayerJoined(player))
     game.run(DrawRack(round=1, tiles="CARTEAS", deadline=T0))
     _submit(game, "ana", "H4: CARTEA")
-    game.run(CloseRound(round=1))
+    if settings.get("top_source") != "computer":
+        game.run(CloseRound(round=1))
+    else:
+        game.record(TopChosen(1, "H4: CARTEA"))  # not the computer's: imported as played
+        game.run(CloseRound(round=1))
     return game
 
 
@@ -464,3 +468,15 @@ def test_penalty_of_no_points_is_refused_naming_the_field(table):
     game = _round_one(table)
     error = game.refuse(Penalise(round=1, player_id="ana", points=0, reason="x"))
     assert error.code == "bad_points" and "PenaltyGiven.points" in str(error)
+
+
+def test_computer_top_of_a_last_round_is_its_best_move_then_the_best_with_the_tiles_left(words):
+    game = _small_bag_game(words, top_source="computer")
+    game.run(DrawRack(round=2, tiles="ACL", deadline=T0))
+    _submit(game, "ana", "5E: CALA", rnd=2)
+    _submit(game, "ana", "5D: SCALA", rnd=2, part=2)
+    (chosen, _) = game.run(CloseRound(round=2))
+    top = game.state.round(2).top
+    assert (top.source, top.score) == ("computer", 10)
+    assert chosen.event.move == top.text and ";" not in top.text
+    assert game.state.leftover == "" and game.state.over is not None
