@@ -7,7 +7,7 @@ annulments make the parts that count, which moves reach the top, and the top a c
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from engine.games.context import Judgement
 from engine.games.state import (
@@ -15,6 +15,7 @@ from engine.games.state import (
     GameState,
     PartResult,
     PlayerRound,
+    Received,
     RoundState,
     RoundTop,
     changed,
@@ -33,6 +34,15 @@ def rack_after(rack: str, judgement: Judgement) -> str:
     return "".join(left)
 
 
+_NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def _latest(entries: list[Received]) -> Received:
+    """The submission received last (by arrival time; by record order among equal times or
+    where no time was recorded): slips are sometimes entered out of order."""
+    return max(reversed(entries), key=lambda r: r.received_at or _NEVER)
+
+
 def settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
     """The player's parts judged again after a change to what they sent or a decision."""
     context = state.context
@@ -48,7 +58,7 @@ def settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
         if not originals:
             continue
         on_time = [r for r in originals if not is_late(r.received_at, rnd.deadline)]
-        entry = on_time[-1] if on_time else originals[-1]
+        entry = _latest(on_time) if on_time else _latest(originals)
         position = player.received.index(entry)
         correction = None
         for later in player.received[position + 1 :]:

@@ -480,3 +480,12 @@ def test_computer_top_of_a_last_round_is_its_best_move_then_the_best_with_the_ti
     assert (top.source, top.score) == ("computer", 10)
     assert chosen.event.move == top.text and ";" not in top.text
     assert game.state.leftover == "" and game.state.over is not None
+
+
+def test_later_arrival_counts_even_when_its_slip_was_entered_first(table):
+    game = _round_one(table)
+    _submit(game, "ana", "H4: CARTEA", at=-1)
+    _submit(game, "ana", "H8: ARC", at=-5)
+    result = _result(game, "ana")
+    assert result.score == 14
+    assert [s.status for s in result.submissions] == ["counted", "superseded"]
