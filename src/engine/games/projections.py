@@ -116,8 +116,10 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
     standing = {p.entry.event_id: p for p in player.parts}
     corrections = {p.correction.event_id: p for p in player.parts if p.correction is not None}
     revoked = {d.event_id for d in rnd.decisions if not d.standing}
+    judged_on = {p.part: (p.board, p.rack) for p in player.parts}
     views = []
     for entry in player.received:
+        board, rack = judged_on.get(entry.part, (rnd.board, rnd.rack))
         part = corrections.get(entry.event_id) if entry.correction else standing.get(entry.event_id)
         if part is not None:
             status = "corrected" if not entry.correction and part.correction else part.code
@@ -126,7 +128,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
                     entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
                     entry.source, entry.correction, entry.reason, status or "counted",
                     part.judgement if status != "corrected" else
-                    context.judge(rnd.board, rnd.rack, entry.text),
+                    context.judge(board, rack, entry.text),
                     part.score if status != "corrected" else 0,
                 )
             )  # fmt: skip
@@ -139,7 +141,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
             SubmissionView(
                 entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
                 entry.source, entry.correction, entry.reason, status,
-                context.judge(rnd.board, rnd.rack, entry.text), 0,
+                context.judge(board, rack, entry.text), 0,
             )
         )  # fmt: skip
     return tuple(views)

@@ -76,7 +76,7 @@ def settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
         else:
             code = None
         score = judgement.score if code is None else 0
-        parts.append(PartResult(part, entry, correction, judgement, late, code, score))
+        parts.append(PartResult(part, entry, correction, judgement, late, code, score, board, rack))
         if code is None and rnd.last:
             board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
             rack = rack_after(rack, judgement)

@@ -98,7 +98,8 @@ class Decision:
 class PartResult:
     """One part of a player's round (part 1 outside last rounds): the submission that counts,
     the correction applied to it, its judgement, and why it scores 0 (`code`, None when it
-    counts)."""
+    counts); `board` and `rack` are what it was judged on (the player's own, after the
+    earlier parts, in a last round)."""
 
     part: int
     entry: Received
@@ -107,6 +108,8 @@ class PartResult:
     late: bool
     code: str | None
     score: int
+    board: Board = field(repr=False, compare=False, default_factory=Board.empty)
+    rack: str = ""
 
     @property
     def counted(self) -> bool:
