@@ -1,5 +1,5 @@
-"""`arbitru game`: run a game as an arbiter (create, draw, submit, decide, close, end) and
-replay it (replay, results, standings).
+"""`arbitru game`: run a game as an arbiter (create, draw, submit, decide, close, end); the
+views (replay, results, standings) are in `pipelines.game_read_cli`.
 
 Each command is translated into an engine command and handed to `pipelines.game_service`,
 which decides it on the game's recorded state and appends the events (or, with `--dry-run`,
@@ -9,24 +9,39 @@ input (nothing written).
 
 from __future__ import annotations
 
-import getpass
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
-import sqlalchemy as sa
 import typer
 
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from engine.games.events import DictionaryRef
-from engine.games.projections import position
-from engine.ruleset import Ruleset
-from ledger import EventStore, LedgerError, NoLedger
 from ledger.database import DEFAULT_URL
 from pipelines import game_views as views
+from pipelines.game_common import (
+    ActorOption,
+    DbOption,
+    DryRunOption,
+    GameArg,
+    JsonOption,
+    PartOption,
+    RoundOption,
+    SourceOption,
+    actor_of,
+    current_round,
+    loaded,
+    round_of,
+    run,
+    time_option,
+)
+from pipelines.game_decisions_cli import (
+    annul_command,
+    choose_top_command,
+    correct_command,
+    penalise_command,
+    revoke_command,
+)
 from pipelines.game_inputs import (
     InputError,
     PlayerSpec,
@@ -35,20 +50,15 @@ from pipelines.game_inputs import (
     new_seed,
     parse_player,
     parse_settings,
-    parse_time,
     read_players_file,
     read_seed,
     read_submissions_file,
 )
+from pipelines.game_read_cli import replay_command, results_command, standings_command
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
-    CommandRefused,
-    Game,
     ServiceError,
     dictionary_ref,
-    execute,
-    load_game,
-    replay_to,
     stream_of,
 )
 from pipelines.inputs import fail
@@ -57,42 +67,6 @@ game_app = typer.Typer(
     help="Run a game (create, draw, submit, decide, close) and replay it.", no_args_is_help=True
 )
 
-GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
-DbOption = Annotated[
-    str,
-    typer.Option(
-        "--db",
-        envvar="ARBITRU_DB",
-        help="Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST:PORT/DB.",
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
-DryRunOption = Annotated[
-    bool,
-    typer.Option(
-        "--dry-run",
-        help="Show the events it would append and how results and standings would change; "
-        "write nothing.",
-    ),
-]
-ActorOption = Annotated[
-    str | None,
-    typer.Option(
-        "--actor", envvar="ARBITRU_ACTOR", help="Who records it (default: your user name)."
-    ),
-]
-SourceOption = Annotated[
-    str | None,
-    typer.Option("--source", help="Where it comes from: a slip number, a forum comment id."),
-]
-RoundOption = Annotated[
-    int | None, typer.Option("--round", min=1, help="The round (default: the current one).")
-]
-PlayerOption = Annotated[str, typer.Option("--player", help="The player's id.")]
-PartOption = Annotated[
-    int, typer.Option("--part", min=1, help="Which submission of a last round (1, 2, ...).")
-]
-ReasonOption = Annotated[str, typer.Option("--reason", help="Why (recorded with the decision).")]
 SeedFileOption = Annotated[
     Path | None,
     typer.Option(
@@ -101,117 +75,6 @@ SeedFileOption = Annotated[
         "was created, under ARBITRU_HOME/seeds).",
     ),
 ]
-
-
-def _actor(actor: str | None) -> str:
-    if actor:
-        return actor
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "arbiter"
-
-
-def _time(text: str | None, option: str) -> datetime | None:
-    if text is None:
-        return None
-    try:
-        return parse_time(text, option)
-    except InputError as exc:
-        fail(str(exc))
-
-
-_HINTS = {
-    "unknown_player": "add the player with `arbitru game join GAME --player ID[:Name]`, or "
-    "check the id",
-    "top_not_chosen": 'choose it with `arbitru game choose-top GAME --round N --move "..."`',
-    "round_not_drawn": "draw the round first with `arbitru game draw`",
-    "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
-    "(`arbitru game results GAME --round N --json` lists them under decisions)",
-    "game_exists": "choose another game id",
-    "no_game": "create the game first with `arbitru game create`",
-}
-"""What to do after a refusal, by the engine's reason code, where the rule's message does not
-already say it in terms of this command line."""
-
-
-def _no_ledger(db: str) -> bool:
-    try:
-        EventStore(db, upgrade=False).close()
-    except NoLedger:
-        return True
-    except (LedgerError, sa.exc.SQLAlchemyError):
-        return False
-    return False
-
-
-@contextmanager
-def _store(db: str, *, create: bool = False) -> Iterator[EventStore]:
-    """The ledger, with every failure reported (`_reported`). Only `create` creates a ledger:
-    other commands on a mistyped path say so instead."""
-    with _reported(), EventStore(db, upgrade=create) as store:
-        yield store
-
-
-@contextmanager
-def _reported() -> Iterator[None]:
-    """Every failure of the service or the ledger as a message on stderr and an exit code."""
-    try:
-        yield
-    except CommandRefused as exc:
-        hint = _HINTS.get(exc.code)
-        fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
-    except ServiceError as exc:
-        fail(str(exc), exc.exit_code)
-    except LedgerError as exc:
-        fail(str(exc))
-    except sa.exc.SQLAlchemyError as exc:
-        fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
-
-
-def _run(
-    db: str,
-    game: str,
-    commands: list[cmd.Command],
-    *,
-    dry_run: bool,
-    as_json: bool,
-    create: bool = False,
-    round_number: int | None = None,
-) -> None:
-    """Hand the commands to the service and show what happened. A dry run of `create` on a
-    ledger that does not exist yet runs against none, and creates none."""
-    if create and dry_run and _no_ledger(db):
-        with _reported():
-            outcome = execute(None, game, commands, dry_run=True)
-    else:
-        with _store(db, create=create and not dry_run) as store:
-            outcome = execute(store, game, commands, dry_run=dry_run)
-    views.show_outcome(outcome, as_json=as_json, round_number=round_number)
-
-
-def _loaded(db: str, game: str) -> Game:
-    with _store(db) as store:
-        return load_game(store, game)
-
-
-def _current_round(db: str, game: str, given: int | None) -> int:
-    """The round a command is about: given, or the current one."""
-    if given is not None:
-        return given
-    return _round_of(_loaded(db, game), None)
-
-
-def _round_of(loaded: Game, given: int | None, *, drawing: bool = False) -> int:
-    """The round given, else the current one (for a draw, the next one)."""
-    if given is not None:
-        return given
-    current = loaded.state.current
-    if drawing:
-        return 1 if current is None else current.number + 1
-    if current is None:
-        fail(f"{loaded.stream} has no round yet: draw round 1 first (`arbitru game draw`)", 1)
-    return current.number
 
 
 def _players(specs: list[str], players_file: Path | None) -> tuple[cmd.Player, ...]:
@@ -267,7 +130,6 @@ def _seed(game: str, seed_file: Path | None) -> str:
         fail(str(exc))
 
 
-@game_app.command("create")
 def create_command(
     game: GameArg,
     variant: Annotated[
@@ -345,9 +207,9 @@ def create_command(
         dictionary=_dictionary_ref(dict_spec),
         draw=draw,
         seed_commitment=commitment,
-        actor=_actor(actor),
+        actor=actor_of(actor),
     )
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, create=True)
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, create=True)
     if seed_note is not None and not as_json:
         views.show_seed_note(*seed_note, shown=show_seed)
     elif seed_note is not None and show_seed:
@@ -361,7 +223,6 @@ def stream_of_or_fail(game: str) -> str:
         fail(str(exc), exc.exit_code)
 
 
-@game_app.command("join")
 def join_command(
     game: GameArg,
     player: Annotated[
@@ -373,15 +234,14 @@ def join_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Add players to a game."""
-    who = _actor(actor)
+    who = actor_of(actor)
     commands: list[cmd.Command] = [
         cmd.JoinPlayer(player_id=p.player_id, name=p.name, actor=who)
         for p in _players(player, None)
     ]
-    _run(db, game, commands, dry_run=dry_run, as_json=as_json)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json)
 
 
-@game_app.command("draw")
 def draw_command(
     game: GameArg,
     tiles: Annotated[
@@ -412,8 +272,8 @@ def draw_command(
     """Draw the tiles that complete the rack.
 
     Entered by hand (--tiles), or derived from the seed in a seeded game."""
-    loaded = _loaded(db, game)
-    created = loaded.state.created
+    now = loaded(db, game)
+    created = now.state.created
     seeded = created is not None and created.draw == "seeded"
     seed = None
     if seeded:
@@ -422,19 +282,18 @@ def draw_command(
         seed = _seed(game, seed_file)
     elif tiles is None:
         fail("give the tiles drawn with --tiles (e.g. --tiles EIR?)")
-    number = _round_of(loaded, round_number, drawing=True)
+    number = round_of(now, round_number, drawing=True)
     command = cmd.DrawRack(
         round=number,
         tiles=tiles,
         rejected=tuple(rejected or ()),
         seed=seed,
-        deadline=_time(deadline, "--deadline"),
-        actor=_actor(actor),
+        deadline=time_option(deadline, "--deadline"),
+        actor=actor_of(actor),
     )
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
 
 
-@game_app.command("submit")
 def submit_command(
     game: GameArg,
     player: Annotated[str | None, typer.Option("--player", help="The player's id.")] = None,
@@ -470,8 +329,8 @@ def submit_command(
 
     One (--player, --text) or a whole file (--file), each kept with its source; unreadable
     ones are kept too and score 0."""
-    arrival = _time(received_at, "--received-at")
-    who = _actor(actor)
+    arrival = time_option(received_at, "--received-at")
+    who = actor_of(actor)
     if file is not None:
         if player is not None or text is not None:
             fail("--file replaces --player and --text: give either")
@@ -479,7 +338,7 @@ def submit_command(
             lines = read_submissions_file(file)
         except InputError as exc:
             fail(str(exc))
-        number = _current_round(db, game, round_number)
+        number = current_round(db, game, round_number)
         commands: list[cmd.Command] = [
             cmd.Submit(
                 round=number,
@@ -494,7 +353,7 @@ def submit_command(
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')
-        number = _current_round(db, game, round_number)
+        number = current_round(db, game, round_number)
         commands = [
             cmd.Submit(
                 round=number,
@@ -506,112 +365,9 @@ def submit_command(
                 actor=who,
             )
         ]
-    _run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=number)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=number)
 
 
-@game_app.command("choose-top")
-def choose_top_command(
-    game: GameArg,
-    move: Annotated[
-        str, typer.Option("--move", help='The top chosen among equal tops, e.g. "H4: JUCATOR".')
-    ],
-    round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
-) -> None:
-    """Choose the top among different moves of equal top score."""
-    number = _current_round(db, game, round_number)
-    command = cmd.ChooseTop(round=number, move=move, actor=_actor(actor))
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
-
-
-@game_app.command("annul")
-def annul_command(
-    game: GameArg,
-    player: PlayerOption,
-    reason: ReasonOption,
-    part: PartOption = 1,
-    round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
-) -> None:
-    """Annul a player's submission (it scores 0; the submission stays recorded)."""
-    number = _current_round(db, game, round_number)
-    command = cmd.Annul(
-        round=number, player_id=player, reason=reason, part=part, actor=_actor(actor)
-    )
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
-
-
-@game_app.command("penalise")
-def penalise_command(
-    game: GameArg,
-    player: PlayerOption,
-    points: Annotated[int, typer.Option("--points", min=1, help="Points subtracted.")],
-    reason: ReasonOption,
-    round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
-) -> None:
-    """Give a player a penalty in a round."""
-    number = _current_round(db, game, round_number)
-    command = cmd.Penalise(
-        round=number, player_id=player, points=points, reason=reason, actor=_actor(actor)
-    )
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
-
-
-@game_app.command("correct")
-def correct_command(
-    game: GameArg,
-    player: PlayerOption,
-    text: Annotated[str, typer.Option("--text", help="The arbiter's reading of the slip.")],
-    reason: ReasonOption,
-    part: PartOption = 1,
-    round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
-) -> None:
-    """Record the arbiter's reading of a submission.
-
-    For an illegible slip or a typing error: the original stays, and the reading is judged as
-    if received with it."""
-    number = _current_round(db, game, round_number)
-    command = cmd.Correct(
-        round=number, player_id=player, text=text, reason=reason, part=part, actor=_actor(actor)
-    )
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
-
-
-@game_app.command("revoke")
-def revoke_command(
-    game: GameArg,
-    event_id: Annotated[
-        str,
-        typer.Option(
-            "--event", help="The event id of the annulment, penalty, top choice or correction."
-        ),
-    ],
-    reason: ReasonOption,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
-) -> None:
-    """Revoke a decision on appeal (it stays recorded, marked revoked)."""
-    command = cmd.Revoke(event_id=event_id.strip().lower(), reason=reason, actor=_actor(actor))
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json)
-
-
-@game_app.command("close-round")
 def close_round_command(
     game: GameArg,
     round_number: RoundOption = None,
@@ -623,12 +379,11 @@ def close_round_command(
     """Close a round: its results are published.
 
     Nothing about the round is accepted afterwards."""
-    number = _current_round(db, game, round_number)
-    command = cmd.CloseRound(round=number, actor=_actor(actor))
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    number = current_round(db, game, round_number)
+    command = cmd.CloseRound(round=number, actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
 
 
-@game_app.command("reveal-seed")
 def reveal_seed_command(
     game: GameArg,
     seed_file: SeedFileOption = None,
@@ -638,11 +393,10 @@ def reveal_seed_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Publish a seeded game's seed, so that anyone can re-derive every draw."""
-    command = cmd.RevealSeed(seed=_seed(game, seed_file), actor=_actor(actor))
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json)
+    command = cmd.RevealSeed(seed=_seed(game, seed_file), actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json)
 
 
-@game_app.command("end")
 def end_command(
     game: GameArg,
     reason: Annotated[
@@ -654,99 +408,25 @@ def end_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """End the game."""
-    command = cmd.EndGame(reason=reason, actor=_actor(actor))
-    _run(db, game, [command], dry_run=dry_run, as_json=as_json)
+    command = cmd.EndGame(reason=reason, actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json)
 
 
-# --- views -------------------------------------------------------------------------------
-
-
-def _ruleset(loaded: Game) -> Ruleset:
-    context = loaded.state.context
-    if context is None:
-        fail(f"{loaded.stream} cannot be read: its first event is not a usable GameCreated")
-    return context.ruleset
-
-
-@game_app.command("results")
-def results_command(
-    game: GameArg,
-    round_number: Annotated[int, typer.Option("--round", min=1, help="The round.")],
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-) -> None:
-    """A round explained, submission by submission.
-
-    Every submission as written, the parsed move, words and points, premiums, bonus, penalty,
-    score and reason, and the top."""
-    loaded = _loaded(db, game)
-    ruleset = _ruleset(loaded)
-    if loaded.state.round(round_number) is None:
-        drawn = len(loaded.state.rounds)
-        fail(
-            f"round {round_number} of {loaded.stream} has not been drawn ({drawn} round(s) so far)"
-        )
-    if as_json:
-        views.emit_json(views.results_json(loaded.game_id, loaded.state, round_number))
-    else:
-        views.show_results(loaded.state, round_number, ruleset)
-
-
-@game_app.command("standings")
-def standings_command(
-    game: GameArg, db: DbOption = DEFAULT_URL, as_json: JsonOption = False
-) -> None:
-    """Players ranked by game score.
-
-    Ties share the place; with solos and the percentage of the top total."""
-    loaded = _loaded(db, game)
-    _ruleset(loaded)
-    if as_json:
-        views.emit_json(views.standings_json(loaded.game_id, loaded.state))
-    else:
-        views.show_standings(loaded.game_id, loaded.state)
-
-
-@game_app.command("replay")
-def replay_command(
-    game: GameArg,
-    at: Annotated[
-        int | None, typer.Option("--at", min=1, help="The state right after this global seq.")
-    ] = None,
-    round_number: Annotated[
-        int | None,
-        typer.Option("--round", min=1, help="The state when this round closed (or now)."),
-    ] = None,
-    player: Annotated[
-        str | None, typer.Option("--player", help="That player's own board in a last round.")
-    ] = None,
-    svg: Annotated[
-        Path | None, typer.Option("--svg", help="Also write the board as an SVG picture.")
-    ] = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-) -> None:
-    """The game at a moment: board, rack, bag and scores.
-
-    The last move is highlighted on the board."""
-    if at is not None and round_number is not None:
-        fail("--at and --round exclude each other: give one")
-    with _store(db) as store:
-        loaded = replay_to(store, game, at=at, round_number=round_number)
-    ruleset = _ruleset(loaded)
-    state = loaded.state
-    if player is not None and player not in state.players:
-        fail(f"{player} is not a player of {loaded.stream} (players: {', '.join(state.players)})")
-    spot = position(state, player)
-    if svg is not None:
-        title = f"{loaded.game_id}, " + (f"round {spot.round}" if spot.round else "start")
-        try:
-            views.write_svg(svg, spot, ruleset, title)
-        except OSError as exc:
-            fail(f"cannot write {svg}: {exc.strerror or exc}")
-    if as_json:
-        views.emit_json(views.position_json(loaded.game_id, state, spot, player))
-    elif svg is not None:
-        views.out.print(f"wrote {svg}")
-    else:
-        views.show_position(loaded.game_id, state, spot, ruleset)
+for _name, _command in (
+    ("create", create_command),
+    ("join", join_command),
+    ("draw", draw_command),
+    ("submit", submit_command),
+    ("choose-top", choose_top_command),
+    ("annul", annul_command),
+    ("penalise", penalise_command),
+    ("correct", correct_command),
+    ("revoke", revoke_command),
+    ("close-round", close_round_command),
+    ("reveal-seed", reveal_seed_command),
+    ("end", end_command),
+    ("results", results_command),
+    ("standings", standings_command),
+    ("replay", replay_command),
+):
+    game_app.command(_name)(_command)
