@@ -23,7 +23,8 @@ judged); everything about the events themselves is kept in the state.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType, ModuleType
 
 from engine.games import duplicate
 from engine.games.commands import Command
@@ -35,6 +36,7 @@ __all__ = [
     "GameContext",
     "GameRuleError",
     "GameState",
+    "VARIANTS",
     "Judgement",
     "context_for",
     "decide",
@@ -50,15 +52,24 @@ def initial_state(resolve: Resolve) -> GameState:
     return GameState(resolve=resolve)
 
 
+VARIANTS: Mapping[str, ModuleType] = MappingProxyType({"duplicate": duplicate})
+"""The variant modules, by GameCreated.variant: each has `decide` and `evolve`. A game of a
+variant not listed is kept as ignored from its GameCreated on (`variant_not_supported`)."""
+
+
+def _variant(state: GameState) -> ModuleType:
+    created = state.created
+    return VARIANTS.get(created.variant, duplicate) if created is not None else duplicate
+
+
 def evolve(state: GameState, recorded: Recorded) -> GameState:
-    """One recorded event folded in. Only duplicate games are played for now; a GameCreated
-    of another variant is kept as ignored, and so is everything after it."""
-    return duplicate.evolve(state, recorded)
+    """One recorded event folded in by the game's variant (never raises on the event)."""
+    return _variant(state).evolve(state, recorded)
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events a command records, decided by the game's variant."""
-    return duplicate.decide(state, command)
+    return _variant(state).decide(state, command)
 
 
 def replay_states(events: Iterable[Recorded], resolve: Resolve) -> Iterator[GameState]:
