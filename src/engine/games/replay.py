@@ -33,10 +33,10 @@ from engine.games.events import Event, Recorded
 from engine.games.state import GameRuleError, GameState, Resolve
 
 __all__ = [
+    "VARIANTS",
     "GameContext",
     "GameRuleError",
     "GameState",
-    "VARIANTS",
     "Judgement",
     "context_for",
     "decide",
