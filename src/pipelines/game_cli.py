@@ -30,6 +30,7 @@ from pipelines.game_common import (
     SourceOption,
     actor_of,
     current_round,
+    fail,
     loaded,
     round_of,
     run,
@@ -61,7 +62,6 @@ from pipelines.game_service import (
     dictionary_ref,
     stream_of,
 )
-from pipelines.inputs import fail
 
 game_app = typer.Typer(
     help="Run a game (create, draw, submit, decide, close) and replay it.", no_args_is_help=True

@@ -8,17 +8,18 @@ import getpass
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import sqlalchemy as sa
 import typer
+from rich.markup import escape
 
 from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
+from pipelines import inputs
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import CommandRefused, Game, ServiceError, execute, load_game
-from pipelines.inputs import fail
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
 DbOption = Annotated[
@@ -68,6 +69,11 @@ _HINTS = {
 }
 """What to do after a refusal, by the engine's reason code, where the rule's message does not
 already say it in terms of this command line."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """The message on stderr (as plain text: a move may hold brackets) and the exit code."""
+    inputs.fail(escape(message), code)
 
 
 def no_ledger(db: str) -> bool:

@@ -13,9 +13,8 @@ from engine.ruleset import Ruleset
 from ledger.database import DEFAULT_URL
 from pipelines import game_json
 from pipelines import game_views as views
-from pipelines.game_common import DbOption, GameArg, JsonOption, loaded, store
+from pipelines.game_common import DbOption, GameArg, JsonOption, fail, loaded, store
 from pipelines.game_service import Game, replay_to
-from pipelines.inputs import fail
 
 
 def _ruleset(game: Game) -> Ruleset:
