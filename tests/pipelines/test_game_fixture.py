@@ -103,17 +103,19 @@ def _board_with(board: list[str], tiles: list[dict[str, Any]]) -> list[str]:
 
 def _standing_entries() -> dict[tuple[int, str, int], list[str]]:
     """Per round, player and part, the ids of the player's own submissions that arrived by the
-    deadline, in order (read off the file: RackDrawn deadlines, meta.received_at)."""
+    deadline, in order of arrival (read off the file: RackDrawn deadlines, meta.received_at);
+    the last one stands."""
     deadlines = {
         e["payload"]["round"]: datetime.fromisoformat(e["payload"]["deadline"])
         for e in _game_events("RackDrawn")
     }
-    on_time: dict[tuple[int, str, int], list[str]] = defaultdict(list)
+    on_time: dict[tuple[int, str, int], list[tuple[datetime, str]]] = defaultdict(list)
     for e in _game_events("SubmissionReceived"):
         p = e["payload"]
-        if datetime.fromisoformat(e["meta"]["received_at"]) <= deadlines[p["round"]]:
-            on_time[(p["round"], p["player_id"], p.get("part", 1))].append(e["event_id"])
-    return on_time
+        arrived = datetime.fromisoformat(e["meta"]["received_at"])
+        if arrived <= deadlines[p["round"]]:
+            on_time[(p["round"], p["player_id"], p.get("part", 1))].append((arrived, e["event_id"]))
+    return {key: [i for _, i in sorted(found)] for key, found in on_time.items()}
 
 
 def test_fixture_totals_are_recomputed_from_the_file_and_the_move_scorer(
