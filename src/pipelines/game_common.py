@@ -64,6 +64,8 @@ _HINTS = {
     "round_not_drawn": "draw the round first with `arbitru game draw`",
     "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
     "(`arbitru game results GAME --round N --json` lists them under decisions)",
+    "draw_breaks_vowel_rule": "give the draw that keeps the rule with --tiles and each draw put "
+    "back with --rejected, in the order drawn",
     "game_exists": "choose another game id",
     "no_game": "create the game first with `arbitru game create`",
 }

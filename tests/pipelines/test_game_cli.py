@@ -405,3 +405,34 @@ def test_replay_for_one_player_and_an_unknown_player(arbiter: Arbiter) -> None:
     assert mine["player"] == "ana" and mine["board"][7] == "...VARIATE....."
     message = arbiter.refused(2, "replay", "hd1", "--player", "zoe", actor=False)
     assert "zoe is not a player" in message
+
+
+def test_a_draw_breaking_the_vowel_consonant_rule_is_refused_and_recorded_when_put_back(
+    arbiter: Arbiter,
+) -> None:
+    create(arbiter)
+    message = arbiter.refused(1, "draw", "hd1", "--tiles", "BCDFGLM")
+    assert "vowel" in message and "--rejected" in message
+    drawn = arbiter.ok("draw", "hd1", "--tiles", "VARAEIT", "--rejected", "BCDFGLM")
+    assert drawn["events"][0]["payload"]["rejected"] == ["BCDFGLM"]
+    replay = arbiter.view("replay", "hd1")
+    assert replay["rack"] == "VARAEIT" and replay["bag"]["count"] == 93
+
+
+def test_a_later_submission_before_the_deadline_replaces_the_earlier_one(arbiter: Arbiter) -> None:
+    create(arbiter)
+    arbiter.ok("draw", "hd1", "--tiles", "VARAEIT", "--deadline", "2026-11-30T18:00:00Z")
+    first, second = "2026-11-30T17:00:00Z", "2026-11-30T17:30:00Z"
+    for text, when in (("H4: VARIATE", first), ("H8: VARA", second)):
+        arbiter.ok("submit", "hd1", "--player", "ana", "--text", text, "--received-at", when)
+    arbiter.ok(
+        "submit", "hd1", "--player", "ana", "--text", "H5: VARA", "--received-at",
+        "2026-11-30T18:00:01Z", "--source", "slip 7",
+    )  # fmt: skip
+    ana = arbiter.view("results", "hd1", "--round", "1")["players"][0]
+    assert [(s["text"], s["status"]) for s in ana["submissions"]] == [
+        ("H4: VARIATE", "superseded"),
+        ("H8: VARA", "counted"),
+        ("H5: VARA", "late"),
+    ]
+    assert ana["submissions"][2]["source"] == "slip 7" and ana["total"] == 22 + 10
