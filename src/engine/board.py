@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from engine.bag import Bag, tile_name
 from engine.ruleset import Ruleset
 from engine.tiles import fold
 
@@ -82,11 +83,8 @@ class Board:
                         f"{source}: {square_name(row, col)} holds a real {cell}, which has no tile;"
                         f" write a joker standing for it in lower case ({cell.lower()})"
                     )
-        for tile, n in sorted(self.tile_counts().items()):
-            total = ruleset.jokers if tile == "?" else ruleset.tile_counts[tile]
-            if n > total:
-                what = "jokers" if tile == "?" else f"{tile} tiles"
-                raise BoardError(f"{source}: {n} {what} on the board, the game has {total}")
+        for tile, n, total in Bag.full(ruleset).shortage(self.tile_counts()):
+            raise BoardError(f"{source}: {n} {tile_name(tile)} on the board, the game has {total}")
 
     def cell(self, row: int, col: int) -> str:
         """The raw cell: '.', an upper-case tile or a lower-case joker."""

@@ -21,6 +21,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.bag import Bag
 from engine.board import Board, BoardError
 from engine.crosschecks import (
     NO_CROSS,
@@ -92,7 +93,7 @@ class MoveGenerator:
         self.lexicon = lexicon_of(dictionary)
         self.two_letter = dictionary.two_letter
         self.tile_values = [ruleset.value(chr(65 + i)) for i in range(26)]
-        self.rack_size = ruleset.rack_size
+        self.bingo_size = ruleset.bingo_size
         self.bingo = ruleset.bingo_bonus
         self._cross_cache: CrossCache = {}
         self._last_lines: dict[bool, tuple[Board, list[Line]]] = {}
@@ -172,14 +173,13 @@ def _rack_counts(rack: Rack | str, board: Board, ruleset: Ruleset) -> list[int]:
     if isinstance(rack, str):
         rack = Rack.parse(rack, ruleset)
     on_board = board.tile_counts()
-    for tile, n in sorted(rack.counts().items()):
-        total = ruleset.jokers if tile == JOKER else ruleset.tile_counts.get(tile, 0)
-        if n + on_board.get(tile, 0) > total:
-            name = "jokers" if tile == JOKER else tile
-            raise RackError(
-                f"rack {rack.letters}: the game has {total} {name}, {on_board.get(tile, 0)} on "
-                f"the board, and the rack holds {n} more"
-            )
+    held = {tile: n + on_board.get(tile, 0) for tile, n in rack.counts().items()}
+    for tile, _, total in Bag.full(ruleset).shortage(held):
+        name = "jokers" if tile == JOKER else tile
+        raise RackError(
+            f"rack {rack.letters}: the game has {total} {name}, "
+            f"{on_board.get(tile, 0)} on the board, and the rack holds {rack.counts()[tile]} more"
+        )
     counts = [0] * 27
     for ch in rack.letters:
         counts[_JOKER if ch == JOKER else ord(ch) - 65] += 1
@@ -206,7 +206,7 @@ class _Position:
             self.counts,
             generator.tile_values,
             board.size,
-            generator.rack_size,
+            generator.bingo_size,
             generator.bingo,
         )
         self.best = -1
@@ -220,7 +220,7 @@ class _Position:
         """
         tiles = self.tiles
         # Laying a full rack is a bingo: a start that leaves no other way needs one possible.
-        full_rack = tiles if tiles == self.generator.rack_size else tiles + 1
+        full_rack = tiles if tiles == self.generator.bingo_size else tiles + 1
         planned = []
         for across in (True, False):
             for line in self.lines[across]:
@@ -292,7 +292,7 @@ class _Position:
         letter_factor, word_factor = line.letter_factor, line.word_factor
         size = len(cells)
         tiles = self.tiles
-        bingo_at = self.generator.rack_size
+        bingo_at = self.generator.bingo_size
         bingo = self.generator.bingo
         bingo_bound = bingo if bingo_here and tiles == bingo_at else 0
         index = line.index

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engine.bag import Bag
 from engine.board import EMPTY, Board, square_name
 from engine.echo import echo
 from engine.notation import Move
+from engine.problems import Problem
 from engine.rack import Rack
 from engine.ruleset import Ruleset
 from engine.tiles import JOKER
@@ -35,7 +37,11 @@ class Tile(NamedTuple):
 class Placement(NamedTuple):
     move: Move
     tiles: tuple[Tile, ...]
-    errors: tuple[str, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def errors(self) -> tuple[str, ...]:
+        return tuple(p.message for p in self.problems)
 
 
 def _count(tiles: tuple[Tile, ...]) -> dict[str, int]:
@@ -55,44 +61,61 @@ def _name(tile: str, n: int) -> str:
 
 def _tile_set_errors(
     board: Board, move: Move, tiles: tuple[Tile, ...], needed: dict[str, int], ruleset: Ruleset
-) -> list[str]:
+) -> list[Problem]:
     """Rules that hold with or without a rack: real tiles only, a rack's worth, the bag's."""
     counts = ruleset.tile_counts
     errors = [
-        f"{letter} has no tile: only a joker can stand for it, written ({letter})"
+        Problem(
+            "no_tile_for_letter",
+            f"{letter} has no tile: only a joker can stand for it, written ({letter})",
+        )
         for letter in sorted(k for k in needed if k != JOKER and k not in counts)
     ]
     if len(tiles) > ruleset.rack_size:
-        errors.append(f"the move lays {len(tiles)} tiles, a rack holds at most {ruleset.rack_size}")
+        errors.append(
+            Problem(
+                "too_many_tiles",
+                f"the move lays {len(tiles)} tiles, a rack holds at most {ruleset.rack_size}",
+            )
+        )
     on_board = board.tile_counts()
-    over = []
-    for tile, n in needed.items():
-        total = ruleset.jokers if tile == JOKER else counts.get(tile)
-        if total is not None and n + on_board.get(tile, 0) > total:
-            over.append((tile, n, total))
+    laid_and_lying = {
+        tile: n + on_board.get(tile, 0)
+        for tile, n in needed.items()
+        if tile == JOKER or tile in counts
+    }
     errors.extend(
-        f"the move lays {n} {_name(tile, n)} but the game has {total} and "
-        f"{on_board.get(tile, 0)} already lie on the board"
-        for tile, n, total in sorted(over)
+        Problem(
+            "more_than_the_game_has",
+            f"the move lays {needed[tile]} {_name(tile, needed[tile])} but the game has {total}"
+            f" and {on_board.get(tile, 0)} already lie on the board",
+        )
+        for tile, _, total in Bag.full(ruleset).shortage(laid_and_lying)
     )
     chosen = move.chosen
     if chosen is not None:
         if not chosen.joker and chosen.letter not in ruleset.tile_counts:
             errors.append(
-                f"the completiv letter {chosen.letter} has no tile: take the joker, "
-                f"written +({chosen.letter})"
+                Problem(
+                    "completiv_letter_no_tile",
+                    f"the completiv letter {chosen.letter} has no tile: take the joker, "
+                    f"written +({chosen.letter})",
+                )
             )
         if chosen.at is not None:
             r, c = move.squares()[chosen.at]
             if board.occupied(r, c):
                 errors.append(
-                    f"the completiv letter [{chosen.letter}] is on {square_name(r, c)}, already "
-                    "on the board: mark a tile laid now"
+                    Problem(
+                        "completiv_letter_on_board",
+                        f"the completiv letter [{chosen.letter}] is on {square_name(r, c)},"
+                        " already on the board: mark a tile laid now",
+                    )
                 )
     return errors
 
 
-def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[str]:
+def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[Problem]:
     available = rack.counts()
     chosen = move.chosen
     extra = (JOKER if chosen.joker else chosen.letter) if chosen is not None else None
@@ -102,25 +125,29 @@ def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[str]:
         if n > held:
             short.append((tile, n, held))
     return [
-        f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'} holds {held}"
+        Problem(
+            "tile_not_on_rack",
+            f"the move lays {n} {_name(tile, n)} but the rack {rack.letters or '(empty)'}"
+            f" holds {held}",
+        )
         for tile, n, held in sorted(short)
     ]
 
 
 def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) -> Placement:
     """Lay the move on the board (without changing it) and list every rule it breaks."""
-    errors: list[str] = []
+    errors: list[Problem] = []
     n = board.size
     squares = move.squares()
     row, col = squares[0]
     if not (0 <= row < n and 0 <= col < n):
-        return Placement(move, (), (f"{move.coordinate} is not a square of the board",))
+        message = f"{move.coordinate} is not a square of the board"
+        return Placement(move, (), (Problem("off_board", message),))
     end_row, end_col = squares[-1]
     if end_row >= n or end_col >= n:
         last_on_board = square_name(min(end_row, n - 1), min(end_col, n - 1))
-        return Placement(
-            move, (), (f"{echo(move.word, quote=False)} runs off the board after {last_on_board}",)
-        )
+        message = f"{echo(move.word, quote=False)} runs off the board after {last_on_board}"
+        return Placement(move, (), (Problem("off_board", message),))
 
     rows = board.rows
     jokers = move.jokers
@@ -134,7 +161,10 @@ def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) 
             if cell.upper() != letter:
                 held = cell.upper()
                 errors.append(
-                    f"square {square_name(r, c)} holds {held}, the move writes {letter} there"
+                    Problem(
+                        "square_mismatch",
+                        f"square {square_name(r, c)} holds {held}, the move writes {letter} there",
+                    )
                 )
             continue
         tiles.append(tuple.__new__(Tile, (r, c, letter, i in jokers)))
@@ -150,18 +180,22 @@ def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) 
     for (r, c), side in (((row - dr, col - dc), "before"), ((end_row + dr, end_col + dc), "after")):
         if board.occupied(r, c):
             errors.append(
-                f"the word continues {side} it on {square_name(r, c)} ({board.letter(r, c)}): "
-                "write the whole word, including letters already on the board"
+                Problem(
+                    "word_incomplete",
+                    f"the word continues {side} it on {square_name(r, c)} ({board.letter(r, c)}):"
+                    " write the whole word, including letters already on the board",
+                )
             )
 
     if not tiles:
-        errors.append("the move lays no new tile")
+        errors.append(Problem("no_new_tile", "the move lays no new tile"))
     if board.is_empty():
         centre = board.centre_square()
         if centre not in squares:
-            errors.append(f"the first move must cover the centre {square_name(*centre)}")
+            message = f"the first move must cover the centre {square_name(*centre)}"
+            errors.append(Problem("not_on_centre", message))
     elif not touches:
-        errors.append("the move touches no tile already on the board")
+        errors.append(Problem("not_touching", "the move touches no tile already on the board"))
 
     placed = tuple(tiles)
     needed = _count(placed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from engine.bag import Bag, tile_name
 from engine.echo import echo
 from engine.ruleset import Ruleset
 from engine.tiles import JOKER, fold
@@ -34,12 +35,8 @@ class Rack:
             raise RackError(
                 f"rack {echo(text)}: {len(letters)} tiles, a rack holds at most {ruleset.rack_size}"
             )
-        counts = Counter(letters)
-        for ch, n in counts.items():
-            bag = ruleset.jokers if ch == JOKER else ruleset.tile_counts[ch]
-            if n > bag:
-                name = "jokers" if ch == JOKER else f"{ch} tiles"
-                raise RackError(f"rack {echo(text)}: {n} {name}, the bag holds only {bag}")
+        for ch, n, held in Bag.full(ruleset).shortage(Counter(letters)):
+            raise RackError(f"rack {echo(text)}: {n} {tile_name(ch)}, the bag holds only {held}")
         return cls(letters)
 
     def counts(self) -> dict[str, int]:

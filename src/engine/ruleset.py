@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
@@ -26,6 +27,23 @@ PREMIUM_FACTORS = {
 }
 # The short names arbiters use on score sheets, by (letter factor, word factor).
 PREMIUM_LABELS = {(1, 3): "TW", (1, 2): "DW", (3, 1): "TL", (2, 1): "DL"}
+
+
+RULESET_SETTINGS = frozenset(
+    {
+        "bingo_bonus",
+        "bingo_size",
+        "min_vowels",
+        "min_consonants",
+        "solo_bonus",
+        "solo_min_players",
+        "rack_size",
+    }
+)
+"""Ruleset fields a game may override in GameCreated.settings."""
+
+GAME_SETTINGS = frozenset({"top_source", "draw_size", "draw_minimums"})
+"""Game settings that are not ruleset fields (read by `engine.games.settings`)."""
 
 
 class RulesetError(ValueError):
@@ -47,6 +65,7 @@ class Ruleset:
     solo_bonus: int
     solo_min_players: int
     jokers_only: frozenset[str]
+    bingo_size: int
     tile_counts: dict[str, int] = field(hash=False, compare=True)
     tile_values: dict[str, int] = field(hash=False, compare=True)
     # letter_factor[r][c], word_factor[r][c]: 1 where a square has no premium.
@@ -69,25 +88,26 @@ class Ruleset:
         """Points of a real tile; letters without tiles (K, Q, W, Y) only come as jokers."""
         return self.tile_values.get(letter, 0)
 
-    def with_settings(self, settings: dict[str, Any]) -> Ruleset:
-        """This ruleset with a game's overrides (GameCreated.settings) applied and checked."""
-        allowed = {
-            "bingo_bonus",
-            "min_vowels",
-            "min_consonants",
-            "solo_bonus",
-            "solo_min_players",
-            "rack_size",
-        }
+    def with_settings(self, settings: Mapping[str, Any]) -> Ruleset:
+        """This ruleset with a game's overrides of its fields (GameCreated.settings) applied.
+
+        Game settings that are not ruleset fields (`GAME_SETTINGS`: the top's source, the
+        draw size, the vowel/consonant minimums by round) are left for
+        `engine.games.settings` to read; any other key, or a bad value, is refused naming it.
+        """
         changes: dict[str, Any] = {}
         for key, value in settings.items():
-            if key not in allowed:
+            if key in GAME_SETTINGS:
+                continue
+            if key not in RULESET_SETTINGS:
+                known = sorted(RULESET_SETTINGS | GAME_SETTINGS)
                 raise RulesetError(
-                    f"settings.{key}: not a ruleset field (expected one of {sorted(allowed)})"
+                    f"settings.{key}: not a ruleset field or game setting (expected one of {known})"
                 )
             changes[key] = _non_negative_int(value, f"settings.{key}")
-        if changes.get("rack_size", self.rack_size) < 1:
-            raise RulesetError("settings.rack_size: expected at least 1")
+        for key in ("rack_size", "bingo_size"):
+            if changes.get(key, getattr(self, key)) < 1:
+                raise RulesetError(f"settings.{key}: expected at least 1")
         return replace(self, **changes) if changes else self
 
 
@@ -150,6 +170,9 @@ def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
         raise RulesetError(f"board_size: expected 1 to 26, got {size}")
     if ints["rack_size"] < 1:
         raise RulesetError("rack_size: expected at least 1")
+    bingo_size = _non_negative_int(data.get("bingo_size", ints["rack_size"]), "bingo_size")
+    if bingo_size < 1:
+        raise RulesetError("bingo_size: expected at least 1")
 
     def letters(key: str, default: str | None = None) -> frozenset[str]:
         value = data.get(key, default)
@@ -206,6 +229,7 @@ def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
         letter_factor=tuple(tuple(row) for row in letter_factor),
         word_factor=tuple(tuple(row) for row in word_factor),
         sha256=sha256,
+        bingo_size=bingo_size,
         **ints,
     )
 

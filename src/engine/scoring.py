@@ -130,6 +130,6 @@ def score_placement(board: Board, placement: Placement, ruleset: Ruleset) -> Sco
         if beside:
             cross = _word_through(rows, laid, r, c, not move.across)
             words.append(_score_word(board, laid, cross, ruleset, main=False))
-    bingo = len(placement.tiles) == ruleset.rack_size
+    bingo = len(placement.tiles) == ruleset.bingo_size
     bonus = ruleset.bingo_bonus if bingo else 0
     return Score(tuple(words), bingo, bonus, sum(w.score for w in words) + bonus)

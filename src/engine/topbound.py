@@ -33,13 +33,13 @@ class Bounds:
         counts: list[int],
         tile_values: list[int],
         size: int,
-        rack_size: int,
+        bingo_size: int,
         bingo: int,
     ) -> None:
         self.lexicon = lexicon
         self.counts = counts
         self.tiles = sum(counts)
-        self.bingo = bingo if self.tiles == rack_size else 0
+        self.bingo = bingo if self.tiles == bingo_size else 0
         have = sum(1 << i for i in range(26) if counts[i])
         self.playable = ANY_LETTER if counts[JOKER_INDEX] else have
         self.rack_values = (

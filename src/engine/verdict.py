@@ -13,13 +13,18 @@ from engine.board import Board
 from engine.dictionary import Dictionary
 from engine.notation import Move
 from engine.placement import Tile, place
+from engine.problems import Problem
 from engine.rack import Rack
 from engine.ruleset import Ruleset
 from engine.scoring import WordScore, score_placement
 
 
 class Verdict(NamedTuple):
-    """A judged move; `points_if_valid` is what it would score without its errors."""
+    """A judged move; `points_if_valid` is what it would score without its errors.
+
+    `problems` are the errors with their stable codes (`engine.problems`); `errors` are their
+    messages, kept for the `engine score --json` contract.
+    """
 
     move: Move
     valid: bool
@@ -31,6 +36,7 @@ class Verdict(NamedTuple):
     errors: tuple[str, ...]
     warnings: tuple[str, ...]
     points_if_valid: int
+    problems: tuple[Problem, ...] = ()
 
 
 def check_move(
@@ -44,17 +50,21 @@ def check_move(
     if board.size != ruleset.board_size:
         size = ruleset.board_size
         error = f"the board is {board.size}x{board.size}, {ruleset.name} plays on {size}x{size}"
-        return Verdict(move, False, 0, (), False, 0, (), (error,), (), 0)
+        problem = Problem("wrong_board_size", error)
+        return Verdict(move, False, 0, (), False, 0, (), (error,), (), 0, (problem,))
     placement = place(board, move, ruleset, rack)
-    errors = list(placement.errors)
+    errors = list(placement.problems)
     score = score_placement(board, placement, ruleset)
     if placement.tiles and not score.words:
-        errors.append("the move forms no word of two letters or more")
+        errors.append(Problem("no_word", "the move forms no word of two letters or more"))
     if dictionary is not None:
         accepts = dictionary.accepts
         unknown = [w.word for w in score.words if not accepts(w.word)]
         named = f" {dictionary.name}" if dictionary.name else ""
-        errors.extend(f"{word} is not in the dictionary{named}" for word in unknown)
+        errors.extend(
+            Problem("not_in_dictionary", f"{word} is not in the dictionary{named}")
+            for word in unknown
+        )
     valid = not errors
     earned = score.total if valid else 0
     warnings = []
@@ -68,7 +78,8 @@ def check_move(
         bingo=score.bingo,
         bonus=score.bonus,
         tiles=placement.tiles,
-        errors=tuple(errors),
+        errors=tuple(p.message for p in errors),
         warnings=tuple(warnings),
         points_if_valid=score.total,
+        problems=tuple(errors),
     )

@@ -36,6 +36,8 @@ STREAM_KINDS: MappingProxyType[str, StreamKind] = MappingProxyType(
                 "ReplacementDeclared",
                 "SubmissionAnnulled",
                 "PenaltyGiven",
+                "SubmissionCorrected",
+                "DecisionRevoked",
                 "TopChosen",
                 "RoundClosed",
                 "SeedRevealed",

@@ -1,4 +1,4 @@
-"""The `arbitru` command: one Typer app, one sub-app per area (engine, ledger, db, lexicon).
+"""The `arbitru` command: one Typer app, one sub-app per area (engine, game, ledger, db, lexicon).
 
 `main` is where every command ends: output that cannot be written exits 3 with one line on
 stderr, and an unexpected exception is one "internal error" line with exit code 4 (the
@@ -23,6 +23,7 @@ from pipelines.exits import (
     guarded_output,
     tell,
 )
+from pipelines.game_cli import game_app
 from pipelines.ledger_cli import db_app, ledger_app
 from pipelines.lexicon_cli import lexicon_app
 
@@ -33,6 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(engine_app, name="engine")
+app.add_typer(game_app, name="game")
 app.add_typer(ledger_app, name="ledger")
 app.add_typer(db_app, name="db")
 app.add_typer(lexicon_app, name="lexicon")

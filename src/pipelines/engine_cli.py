@@ -53,6 +53,7 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         ],
         "bingo": verdict.bingo,
         "errors": list(verdict.errors),
+        "problems": [{"code": p.code, "message": p.message} for p in verdict.problems],
         "move": format_move(verdict.move),
         "bonus": verdict.bonus,
         "tiles": [

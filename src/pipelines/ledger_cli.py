@@ -38,6 +38,7 @@ from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
 from pipelines.exits import OutputNotWritten, say_if_output_fails
+from pipelines.game_records import check_payload
 from pipelines.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -145,7 +146,7 @@ def import_command(
 ) -> None:
     """Import events from a JSON Lines file, all or nothing.
 
-    Every line is checked first, and every bad line is listed.
+    Every line is checked first, payloads included, and every bad line is listed.
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped."""
     with (
@@ -157,7 +158,12 @@ def import_command(
         total = file_size(source)
         with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:
             lines = counted_lines(source, advance) if shown else source
-            report = import_events(store, lines, require_same_hashes=require_same_hashes)
+            report = import_events(
+                store,
+                lines,
+                require_same_hashes=require_same_hashes,
+                payload_check=check_payload,
+            )
     if report.ok:
         say_if_output_fails(
             f"the import itself succeeded and is committed: {report.imported} event(s) "

@@ -120,6 +120,15 @@ def test_game_settings_override_ruleset_fields(ruleset):
         ruleset.with_settings({"solo_bonus": "ten"})
 
 
+def test_game_settings_that_are_no_ruleset_field_are_accepted(ruleset):
+    assert ruleset.with_settings({"top_source": "players", "draw_size": 6}) == ruleset
+
+
+def test_bingo_size_defaults_to_the_rack_size_and_may_be_overridden(ruleset):
+    assert ruleset.bingo_size == 7
+    assert ruleset.with_settings({"bingo_size": 6}).bingo_size == 6
+
+
 def test_unknown_game_setting_is_refused_naming_it(ruleset):
     with pytest.raises(RulesetError, match=r"^settings\.solo_bonuss: not a ruleset field"):
         ruleset.with_settings({"solo_bonuss": 5})

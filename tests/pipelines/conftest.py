@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.lexicons import cache_path, default_sha256, load_dictionary
+from tests.ledger.conftest import db_url, pg_url, sqlite_url  # noqa: F401 (the ledger backends)
 
 
 @pytest.fixture

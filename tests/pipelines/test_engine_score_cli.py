@@ -47,6 +47,8 @@ def test_invalid_move_exits_1_and_names_every_broken_rule(tmp_path):
         "the move lays 1 D but the rack ILUAAM holds 0",
         "the move lays 1 X but the rack ILUAAM holds 0",
     ]
+    assert [p["code"] for p in data["problems"]] == ["tile_not_on_rack", "tile_not_on_rack"]
+    assert [p["message"] for p in data["problems"]] == data["errors"]
 
 
 def test_word_check_uses_the_given_word_list(tmp_path):

@@ -1,0 +1,159 @@
+"""Replaying and scoring a whole 100-player duplicate game from the ledger, as a user does.
+
+    python benchmarks/replay_bench.py [--players N] [--seed S] [--runs R] [--rebuild]
+
+Builds once (then reuses, from the temporary folder) a SQLite ledger holding one seeded
+duplicate game played to the end of the bag by N simulated players (`pipelines.simulate_game`),
+then times the command a user runs: a fresh process `arbitru game standings GAME --db URL`,
+R times, printing the median, 95th percentile and maximum wall time and the process's CPU time
+(wall time grows when other processes share the machine; CPU time much less). Every number of
+the standings is recomputed on each run: the events are read, decoded, folded (every
+submission judged) and ranked. Beside it, labelled, the start-up floor (a fresh
+`arbitru --help`) and the same replay in-process with the dictionary already loaded.
+Target (issue 8): under 1 s for the fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.games.projections import standings
+from ledger import EventStore
+from pipelines.game_service import load_game
+from pipelines.simulate_game import Scenario, play
+
+TARGET_S = 1.0
+GAME = "bench"
+LAYOUT = 1
+"""Bump when the cached ledger must be rebuilt (the simulation or the record changed)."""
+
+
+def _scenario(players: int, seed: int) -> Scenario:
+    return Scenario(
+        game_id=GAME,
+        players=players,
+        seed=seed,
+        title=f"Replay benchmark, {players} players",
+        draw="seeded",
+        incidents={3: ("annul_revoked",), 5: ("penalty", "correct"), 7: ("late", "annul")},
+    )
+
+
+def _ledger(players: int, seed: int, rebuild: bool) -> tuple[Path, float | None]:
+    """The cached ledger's path, and the seconds it took to build (None: reused)."""
+    folder = Path(tempfile.gettempdir()) / "arbitru-replay-bench"
+    path = folder / f"v{LAYOUT}-p{players}-s{seed}.db"
+    if path.exists() and not rebuild:
+        return path, None
+    folder.mkdir(exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.partial")
+    partial.unlink(missing_ok=True)
+    print(f"building {path} ({players} simulated players; about a minute) ...", flush=True)
+    start = time.perf_counter()
+    with EventStore(f"sqlite:///{partial}") as store:
+        play(store, _scenario(players, seed))
+    partial.replace(path)
+    return path, time.perf_counter() - start
+
+
+def _arbitru() -> list[str]:
+    """The console script beside this interpreter (as installed), else the module's main."""
+    script = Path(sys.executable).with_name("arbitru")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("arbitru")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from pipelines.cli import main; main()"]
+
+
+def _fresh(args: list[str], runs: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of `runs` fresh processes running `args` (output discarded)."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(args, capture_output=True, text=True, check=False)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr}")
+    return walls, cpus
+
+
+def _in_process(url: str, runs: int) -> list[float]:
+    """Seconds to read, fold and rank the game in this process (dictionary loaded once)."""
+    times = []
+    with EventStore(url, upgrade=False) as store:
+        load_game(store, GAME)
+        for _ in range(runs):
+            start = time.perf_counter()
+            standings(load_game(store, GAME).state)
+            times.append(time.perf_counter() - start)
+    return times
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def _line(label: str, values: list[float], unit: Callable[[float], str]) -> str:
+    return (
+        f"  {label:<5} median {unit(statistics.median(values))}  "
+        f"p95 {unit(_p95(values))}  max {unit(max(values))}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--rebuild", action="store_true", help="Build the ledger again.")
+    args = parser.parse_args(argv)
+    path, built = _ledger(args.players, args.seed, args.rebuild)
+    url = f"sqlite:///{path}"
+    with EventStore(url, upgrade=False) as store:
+        game = load_game(store, GAME)
+        events = store.head().seq
+    state = game.state
+    submissions = sum(len(p.received) for r in state.rounds for p in r.players.values())
+    how = f"built in {built:.0f} s" if built is not None else "cached; --rebuild to build again"
+    print(
+        f"ledger {path} ({how}): {events} events, {len(state.players)} players, "
+        f"{len(state.rounds)} rounds, {submissions} submissions"
+    )
+    command = [*_arbitru(), "game", "standings", GAME, "--db", url]
+    _fresh(command, 1)  # the word list's cache, the page cache: as a user's second run
+    seconds = lambda v: f"{v:.3f} s"  # noqa: E731
+    walls, cpus = _fresh(command, args.runs)
+    print(f"fresh process `arbitru game standings {GAME} --db ...`, {args.runs} runs:")
+    print(_line("wall", walls, seconds))
+    print(_line("cpu", cpus, seconds))
+    help_walls, help_cpus = _fresh([*_arbitru(), "--help"], 5)
+    print("for comparison, start-up alone (fresh `arbitru --help`, 5 runs):")
+    print(_line("wall", help_walls, seconds))
+    print(_line("cpu", help_cpus, seconds))
+    inside = _in_process(url, 5)
+    print("for comparison, in-process replay (read + fold + standings, word list loaded):")
+    print(_line("wall", inside, seconds))
+    verdict = "meets" if statistics.median(walls) < TARGET_S else "misses"
+    print(f"median wall {statistics.median(walls):.3f} s {verdict} the target of {TARGET_S} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""What a game is judged with: its ruleset, settings and dictionary, and the judging of texts.
+
+A context is built once per game from its GameCreated (`context_for`); the pipelines find the
+dictionary the game names. Judging a submission's text on a board and rack is cached here, so
+that a replay judges each distinct (board, rack, text) once however many players wrote it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from engine.board import Board
+from engine.dictionary import Dictionary
+from engine.games.events import GameCreated
+from engine.games.settings import GameSettings, read_settings
+from engine.movegen import Top, find_top
+from engine.notation import Move, NotationError, parse_move
+from engine.placement import Tile
+from engine.problems import Problem
+from engine.rack import Rack
+from engine.ruleset import Ruleset, load_ruleset
+from engine.verdict import Verdict, check_move
+
+
+class Judgement(NamedTuple):
+    """A text judged on a board and rack: the parsed move (None when unreadable), the
+    verdict, the problems with their codes, and the points it earns (0 unless valid)."""
+
+    text: str
+    move: Move | None
+    verdict: Verdict | None
+    problems: tuple[Problem, ...]
+    score: int
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        return self.verdict.tiles if self.verdict is not None and self.valid else ()
+
+
+@dataclass(frozen=True, eq=False)
+class GameContext:
+    """A game's ruleset (with its overrides), settings and dictionary."""
+
+    ruleset: Ruleset
+    settings: GameSettings
+    dictionary: Dictionary
+    _judged: dict[Any, Judgement] = field(default_factory=dict, repr=False)
+
+    def judge(self, board: Board, rack: str, text: str) -> Judgement:
+        """Read and judge a submission's text on a board with a rack (cached)."""
+        key = (board.rows, rack, text)
+        found = self._judged.get(key)
+        if found is None:
+            found = self._judged[key] = self._judge(board, rack, text)
+        return found
+
+    def _judge(self, board: Board, rack: str, text: str) -> Judgement:
+        move = parse_move(text)
+        if isinstance(move, NotationError):
+            problem = Problem("unreadable", f"unreadable: {move.message}")
+            return Judgement(text, None, None, (problem,), 0)
+        verdict = check_move(board, move, self.ruleset, self.dictionary, Rack(rack))
+        return Judgement(text, move, verdict, verdict.problems, verdict.score)
+
+    def top(self, board: Board, rack: str) -> Top:
+        """The computer's top: the best score and every move reaching it (engine.movegen)."""
+        return find_top(board, Rack(rack), self.ruleset, self.dictionary)
+
+
+def context_for(created: GameCreated, dictionary: Dictionary) -> GameContext:
+    """The context a GameCreated asks for: its ruleset by name with its settings applied.
+
+    Settings that cannot be applied are reported in `GameSettings.problems`, never raised;
+    an unknown ruleset name raises `RulesetError` (the game cannot be judged without it).
+    """
+    ruleset, settings = read_settings(load_ruleset(created.ruleset), created.settings)
+    return GameContext(ruleset, settings, dictionary)

@@ -1,0 +1,433 @@
+"""The duplicate variant's fold: `evolve(state, recorded) -> state`, one event at a time.
+
+Pure, and never raises on a recorded event: an event the rules cannot apply (imported from a
+file, say) is kept in `state.notes` as ignored, with its reason code and message; `decide`
+(in `duplicate`) refuses a command whenever evolve would ignore its events.
+"""
+
+from __future__ import annotations
+
+from engine.bag import Bag
+from engine.games import draws
+from engine.games.events import (
+    DECISIONS,
+    DecisionRevoked,
+    GameCreated,
+    GameEnded,
+    PenaltyGiven,
+    PlayerJoined,
+    RackDrawn,
+    Recorded,
+    RoundClosed,
+    SeedRevealed,
+    SubmissionAnnulled,
+    SubmissionCorrected,
+    SubmissionReceived,
+    TopChosen,
+    Undecodable,
+)
+from engine.games.rounds import (
+    candidates,
+    judge_sequence,
+    player_text,
+    rack_after,
+    sequence_of,
+    settle,
+    tied_moves,
+    top_at_close,
+)
+from engine.games.state import (
+    Decision,
+    GameState,
+    Note,
+    PlayerRound,
+    Received,
+    RoundState,
+    changed,
+)
+
+
+class _Ignore(Exception):
+    """Raised inside evolve's handlers: the event is kept as ignored for this reason."""
+
+    def __init__(self, code: str, message: str, round_number: int | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.round = round_number
+
+
+def evolve(state: GameState, recorded: Recorded) -> GameState:
+    """The state after one recorded event (never raises on the event's content)."""
+    event = recorded.event
+    counted = changed(state, events=state.events + 1, last_seq=recorded.seq)
+    try:
+        if isinstance(event, Undecodable):
+            raise _Ignore("undecodable", f"not readable: {event.error}")
+        if not isinstance(event, GameCreated) and counted.created is None:
+            raise _Ignore("no_game", "the game has no GameCreated before this event")
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise _Ignore(
+                "wrong_stream", f"{type(event).__name__} does not belong to a duplicate game"
+            )
+        return handler(counted, event, recorded)
+    except _Ignore as why:
+        note = Note(
+            recorded.seq,
+            recorded.event_id,
+            event.type_name if isinstance(event, Undecodable) else type(event).__name__,
+            why.code,
+            why.message,
+            why.round if why.round is not None else getattr(event, "round", None),
+        )
+        return changed(counted, notes=(*counted.notes, note))
+
+
+def _remember(state: GameState, recorded: Recorded, type_name: str) -> dict[str, str]:
+    return (
+        {**state.game_events, recorded.event_id: type_name}
+        if recorded.event_id
+        else dict(state.game_events)
+    )
+
+
+def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
+    if state.created is not None:
+        raise _Ignore("game_exists", "the game was already created; a game has one GameCreated")
+    if event.variant != "duplicate":
+        raise _Ignore("variant_not_supported", f"the {event.variant} variant is not played yet")
+    context = state.resolve(event)
+    notes = state.notes
+    for problem in context.settings.problems:
+        notes = (*notes, Note(recorded.seq, recorded.event_id, "GameCreated", "bad_setting",
+                              f"{problem}; the default stands", None, ignored=False))  # fmt: skip
+    return changed(
+        state,
+        created=event,
+        context=context,
+        bag=Bag.full(context.ruleset),
+        notes=notes,
+        game_events=_remember(state, recorded, "GameCreated"),
+    )
+
+
+def _open(state: GameState) -> None:
+    if state.ended is not None:
+        raise _Ignore("game_ended", f"the game has ended ({state.ended})")
+
+
+def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameState:
+    _open(state)
+    if event.player_id in state.players:
+        raise _Ignore("player_exists", f"player {event.player_id} has already joined")
+    return changed(
+        state,
+        players={**state.players, event.player_id: event},
+        game_events=_remember(state, recorded, "PlayerJoined"),
+    )
+
+
+def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
+    _open(state)
+    expected = len(state.rounds) + 1
+    if event.round != expected:
+        raise _Ignore("wrong_round", f"the next round to draw is round {expected}")
+    current = state.current
+    if current is not None and not current.closed:
+        raise _Ignore(
+            "round_not_closed", f"round {current.number} is not closed: close it before drawing"
+        )
+    if state.over is not None:
+        raise _Ignore("game_over", state.over)
+    context = state.context
+    assert context is not None
+    settings = context.settings
+    plan = draws.plan_draw(
+        state.leftover,
+        state.bag,
+        settings.draw_size,
+        settings.minimum(event.round),
+        context.ruleset.vowels,
+    )
+    if not isinstance(plan, draws.DrawPlan):
+        raise _Ignore(plan.code, plan.message)
+    problems = draws.check_manual_draw(
+        plan, state.leftover, state.bag, event.drawn, event.rejected, context.ruleset.vowels
+    )
+    if problems:
+        raise _Ignore(problems[0].code, "; ".join(p.message for p in problems))
+    new_round = RoundState(
+        number=event.round,
+        board=state.board,
+        leftover=state.leftover,
+        bag_before=state.bag,
+        plan=plan,
+        drawn=event.drawn,
+        rejected=event.rejected,
+        deadline=event.deadline,
+        draw_event_id=recorded.event_id,
+    )
+    return changed(state, rounds=(*state.rounds, new_round), bag=state.bag.take(event.drawn))
+
+
+def _open_round(state: GameState, number: int) -> RoundState:
+    _open(state)
+    found = state.round(number)
+    if found is None:
+        raise _Ignore("round_not_drawn", f"round {number} has not been drawn")
+    if found.closed:
+        raise _Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
+    return found
+
+
+def _known_player(state: GameState, player_id: str) -> None:
+    if player_id not in state.players:
+        raise _Ignore("unknown_player", f"{player_id} has not joined this game")
+
+
+def _with_round(state: GameState, rnd: RoundState) -> GameState:
+    rounds = list(state.rounds)
+    rounds[rnd.number - 1] = rnd
+    return changed(state, rounds=tuple(rounds))
+
+
+def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round)
+    _known_player(state, event.player_id)
+    if event.part > 1 and not rnd.last:
+        raise _Ignore(
+            "part_not_allowed",
+            f"part {event.part}: several submissions in one round only in the last round",
+        )
+    player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
+    entry = Received(
+        recorded.event_id,
+        recorded.seq,
+        event.player_id,
+        event.part,
+        event.text,
+        recorded.received_at,
+        recorded.source,
+    )
+    player = changed(player, received=(*player.received, entry))
+    rnd = changed(rnd, players={**rnd.players, event.player_id: player})
+    return _with_round(state, settle(state, rnd, event.player_id))
+
+
+def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
+    player = rnd.players.get(player_id)
+    if player is None or not any(r.part == part for r in player.received):
+        raise _Ignore(
+            f"nothing_to_{what}",
+            f"{player_id} has no submission (part {part}) in round {rnd.number} to {what}",
+        )
+
+
+def _decision(recorded: Recorded, type_name: str, round_number: int, **fields) -> Decision:
+    return Decision(recorded.event_id, recorded.seq, type_name, round_number, **fields)
+
+
+def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round)
+    _known_player(state, event.player_id)
+    _submitted(rnd, event.player_id, event.part, "annul")
+    decision = _decision(
+        recorded, "SubmissionAnnulled", event.round,
+        player_id=event.player_id, part=event.part, reason=event.reason,
+    )  # fmt: skip
+    rnd = changed(rnd, decisions=(*rnd.decisions, decision))
+    return _with_round(state, settle(state, rnd, event.player_id))
+
+
+def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round)
+    _known_player(state, event.player_id)
+    decision = _decision(
+        recorded, "PenaltyGiven", event.round,
+        player_id=event.player_id, points=event.points, reason=event.reason,
+    )  # fmt: skip
+    return _with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
+
+
+def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round)
+    _known_player(state, event.player_id)
+    _submitted(rnd, event.player_id, event.part, "correct")
+    player = rnd.players[event.player_id]
+    entry = Received(
+        recorded.event_id,
+        recorded.seq,
+        event.player_id,
+        event.part,
+        event.text,
+        recorded.received_at,
+        recorded.source,
+        correction=True,
+        reason=event.reason,
+    )
+    decision = _decision(
+        recorded, "SubmissionCorrected", event.round,
+        player_id=event.player_id, part=event.part, reason=event.reason,
+    )  # fmt: skip
+    player = changed(player, received=(*player.received, entry))
+    rnd = changed(
+        rnd,
+        players={**rnd.players, event.player_id: player},
+        decisions=(*rnd.decisions, decision),
+    )
+    return _with_round(state, settle(state, rnd, event.player_id))
+
+
+def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round)
+    judged = judge_sequence(state, rnd, event.move)
+    if not all(j.valid for j in judged):
+        problem = next(j for j in judged if not j.valid).problems[0]
+        raise _Ignore("not_a_top", f"{event.move} is not a valid move here: {problem.message}")
+    context = state.context
+    assert context is not None
+    if context.settings.top_source == "players":
+        tops = candidates(rnd)
+        if tops and sequence_of(judged) not in {p.sequence for p in tops}:
+            best = tops[0].score
+            moves = ", ".join(player_text(p) for p in tied_moves(rnd))
+            raise _Ignore(
+                "not_a_top",
+                f"{event.move} is not a top of round {event.round}: the top score is {best},"
+                f" reached by {moves}",
+            )
+    decision = _decision(recorded, "TopChosen", event.round, move=event.move)
+    return _with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
+
+
+def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round)
+    top, note = top_at_close(state, rnd)
+    rnd = changed(rnd, closed=True, top=top)
+    board, leftover = rnd.board, rnd.rack
+    if top is not None:
+        board = board.with_tiles((t.row, t.col, t.cell) for t in top.tiles)
+        for judgement in top.parts:
+            leftover = rack_after(leftover, judgement)
+    over = state.over
+    if rnd.last and not leftover and not state.bag:
+        over = "the bag is empty and the rack played out"
+    elif over is None and not rnd.last:
+        context = state.context
+        assert context is not None
+        settings, vowels = context.settings, context.ruleset.vowels
+        plan = draws.plan_draw(
+            leftover, state.bag, settings.draw_size, settings.minimum(rnd.number + 1), vowels
+        )
+        if not isinstance(plan, draws.DrawPlan):
+            over = plan.message
+    after = changed(_with_round(state, rnd), board=board, leftover=leftover, over=over)
+    after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
+    if note is not None:
+        remark = Note(recorded.seq, recorded.event_id, "RoundClosed", "top_interpreted", note,
+                      event.round, ignored=False)  # fmt: skip
+        after = changed(after, notes=(*after.notes, remark))
+    return after
+
+
+def _find_decision(state: GameState, event_id: str) -> tuple[RoundState, int] | None:
+    for rnd in state.rounds:
+        for i, decision in enumerate(rnd.decisions):
+            if decision.event_id == event_id:
+                return rnd, i
+    return None
+
+
+def _known_event(state: GameState, event_id: str) -> str | None:
+    """The type of a recorded event of this game, if any."""
+    if event_id in state.game_events:
+        return state.game_events[event_id]
+    for rnd in state.rounds:
+        if rnd.draw_event_id == event_id:
+            return "RackDrawn"
+        for player in rnd.players.values():
+            if any(r.event_id == event_id for r in player.received):
+                return "SubmissionReceived"
+    return None
+
+
+def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
+    _open(state)
+    found = _find_decision(state, event.event_id)
+    if found is None:
+        known = _known_event(state, event.event_id)
+        if known is not None:
+            raise _Ignore(
+                "not_a_decision",
+                f"{event.event_id} is a {known}, not a decision ({', '.join(DECISIONS)})",
+            )
+        raise _Ignore("unknown_event", f"no decision {event.event_id} in this game")
+    rnd, index = found
+    decision = rnd.decisions[index]
+    if rnd.closed:
+        raise _Ignore(
+            "round_closed",
+            f"round {rnd.number} is closed: its decisions can no longer be revoked",
+            rnd.number,
+        )
+    if not decision.standing:
+        raise _Ignore("already_revoked", f"{event.event_id} was already revoked", rnd.number)
+    decisions = list(rnd.decisions)
+    decisions[index] = changed(decision, revoked_by=recorded.event_id or "revoked")
+    rnd = changed(rnd, decisions=tuple(decisions))
+    if decision.player_id is not None:
+        rnd = settle(state, rnd, decision.player_id)
+    after = _with_round(state, rnd)
+    return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
+
+
+def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> GameState:
+    created = state.created
+    assert created is not None
+    if created.draw != "seeded":
+        raise _Ignore("not_seeded", "this game's draws are manual: there is no seed to reveal")
+    if state.seed is not None:
+        raise _Ignore("seed_revealed", "the seed was already revealed")
+    if draws.seed_commitment(event.seed) != created.seed_commitment:
+        raise _Ignore(
+            "seed_mismatch", "this seed does not hash to the commitment recorded in GameCreated"
+        )
+    notes = state.notes
+    context = state.context
+    assert context is not None
+    for rnd in state.rounds:
+        expected = draws.seeded_draw(
+            event.seed, rnd.number, rnd.plan, rnd.leftover, rnd.bag_before, context.ruleset.vowels
+        )
+        if expected != (rnd.drawn, rnd.rejected):
+            message = (
+                f"round {rnd.number}: the seed derives {expected[0]} (rejected:"
+                f" {', '.join(expected[1]) or 'none'}), the record says {rnd.drawn} (rejected:"
+                f" {', '.join(rnd.rejected) or 'none'})"
+            )
+            notes = (*notes, Note(recorded.seq, recorded.event_id, "SeedRevealed",
+                                  "draw_mismatch", message, rnd.number, ignored=False))  # fmt: skip
+    return changed(
+        state, seed=event.seed, notes=notes, game_events=_remember(state, recorded, "SeedRevealed")
+    )
+
+
+def _ended(state: GameState, event: GameEnded, recorded: Recorded) -> GameState:
+    _open(state)
+    return changed(state, ended=event.reason, game_events=_remember(state, recorded, "GameEnded"))
+
+
+_HANDLERS = {
+    GameCreated: _created,
+    PlayerJoined: _joined,
+    RackDrawn: _drawn,
+    SubmissionReceived: _received,
+    SubmissionAnnulled: _annulled,
+    PenaltyGiven: _penalised,
+    SubmissionCorrected: _corrected,
+    DecisionRevoked: _revoked,
+    TopChosen: _top_chosen,
+    RoundClosed: _closed,
+    SeedRevealed: _revealed,
+    GameEnded: _ended,
+}

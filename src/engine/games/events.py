@@ -1,0 +1,481 @@
+"""The record format's events as typed values: one frozen dataclass per event type.
+
+Each class is named after its event type and its fields are the payload's fields (EVENTS.md of
+the record format, restated in docs/); optional fields default to None, `()` or the default the
+record format states. `decode_event` turns a stored payload into an event, upcasting older
+payload schemas first, and refuses a payload that does not fit with an `EventDecodeError` naming
+the field; `encode_event` writes an event back as (type, schema, payload). A `Recorded` is an
+event as a game folds it: with the envelope facts the rules need (id, stream version, arrival
+time, who recorded it and from which slip).
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from datetime import UTC, datetime
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from engine.tiles import JOKER, fold
+
+CURRENT_SCHEMA = 1
+"""The payload schema this engine writes; older schemas are upcast on decoding."""
+
+VARIANTS = ("duplicate", "completiv", "anticipation")
+DRAW_MODES = ("manual", "seeded")
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}\Z")
+
+
+class EventDecodeError(ValueError):
+    """A stored payload does not fit its event type; `field` names the offending field."""
+
+    def __init__(self, type_name: str, field_name: str, problem: str) -> None:
+        self.type_name = type_name
+        self.field = field_name
+        self.problem = problem
+        where = f"{type_name}.{field_name}" if field_name else type_name
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class DictionaryRef:
+    """The word list a game is played with, as GameCreated records it."""
+
+    name: str | None = None
+    sha256: str | None = None
+    words: int | None = None
+
+
+# --- tournament stream -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentCreated:
+    tournament_id: str
+    name: str
+    season: str
+    starts_on: str | None = None
+    ends_on: str | None = None
+    federation: str | None = None
+    place: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerRegistered:
+    player_id: str
+    name: str
+    club: str | None = None
+    licence: str | None = None
+
+
+@dataclass(frozen=True)
+class GameAdded:
+    game_id: str
+
+
+# --- game stream -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    """The first event of a game: variant, rules, settings, dictionary and draw mode."""
+
+    game_id: str
+    variant: str
+    tournament_id: str | None = None
+    title: str | None = None
+    ruleset: str = "ro-frs"
+    settings: dict[str, Any] = field(default_factory=dict)
+    dictionary: DictionaryRef | None = None
+    draw: str = "manual"
+    seed_commitment: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerJoined:
+    player_id: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class RackDrawn:
+    """The tiles drawn to complete the rack, the draws sent back to the bag, the deadline."""
+
+    round: int
+    drawn: str
+    rejected: tuple[str, ...] = ()
+    deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SubmissionReceived:
+    round: int
+    player_id: str
+    text: str
+    part: int = 1
+
+
+@dataclass(frozen=True)
+class ReplacementDeclared:
+    round: int
+    player_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SubmissionAnnulled:
+    round: int
+    player_id: str
+    reason: str
+    part: int = 1
+
+
+@dataclass(frozen=True)
+class PenaltyGiven:
+    round: int
+    player_id: str
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class SubmissionCorrected:
+    round: int
+    player_id: str
+    text: str
+    reason: str
+    part: int = 1
+
+
+@dataclass(frozen=True)
+class DecisionRevoked:
+    event_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TopChosen:
+    round: int
+    move: str
+
+
+@dataclass(frozen=True)
+class RoundClosed:
+    round: int
+
+
+@dataclass(frozen=True)
+class SeedRevealed:
+    seed: str
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    reason: str
+
+
+Event = Union[  # noqa: UP007 (a runtime alias, usable in isinstance checks' documentation)
+    TournamentCreated,
+    PlayerRegistered,
+    GameAdded,
+    GameCreated,
+    PlayerJoined,
+    RackDrawn,
+    SubmissionReceived,
+    ReplacementDeclared,
+    SubmissionAnnulled,
+    PenaltyGiven,
+    SubmissionCorrected,
+    DecisionRevoked,
+    TopChosen,
+    RoundClosed,
+    SeedRevealed,
+    GameEnded,
+]
+
+EVENT_TYPES: Mapping[str, type] = types.MappingProxyType(
+    {cls.__name__: cls for cls in get_args(Event)}
+)
+"""Every event type of the record format, by name."""
+
+DECISIONS = ("SubmissionAnnulled", "PenaltyGiven", "TopChosen", "SubmissionCorrected")
+"""The arbiter's decisions a `DecisionRevoked` may undo."""
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """A stored event that could not be decoded: kept, so that a replay shows it as ignored."""
+
+    type_name: str
+    schema: int
+    payload: Any
+    error: str
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event as a game folds it, with the envelope facts the rules use.
+
+    `received_at` is meta.received_at (when the fact happened: a submission's arrival);
+    `actor` and `source` are meta's (the arbiter who recorded it, the slip or comment).
+    """
+
+    event: Event | Undecodable
+    event_id: str = ""
+    seq: int | None = None
+    version: int = 0
+    received_at: datetime | None = None
+    actor: str | None = None
+    source: str | None = None
+
+
+# --- upcasting ---------------------------------------------------------------------------
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+UPCASTERS: Mapping[tuple[str, int], Upcaster] = types.MappingProxyType({})
+"""(type, schema) -> a function turning that payload into the payload of schema + 1.
+
+Schema 1 is current, so the table is empty: when a payload changes shape, bump
+`CURRENT_SCHEMA` and add the step from the old schema here, never editing stored records.
+"""
+
+
+def upcast(type_name: str, schema: int, payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload brought to the current schema, one step at a time."""
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
+        raise EventDecodeError(type_name, "schema", f"expected a whole number >= 1, got {schema!r}")
+    if schema > CURRENT_SCHEMA:
+        raise EventDecodeError(
+            type_name,
+            "schema",
+            f"schema {schema} is newer than this version of Arbitru reads ({CURRENT_SCHEMA});"
+            " upgrade Arbitru",
+        )
+    while schema < CURRENT_SCHEMA:
+        step = UPCASTERS.get((type_name, schema))
+        if step is None:
+            raise EventDecodeError(type_name, "schema", f"no upcaster from schema {schema}")
+        payload = step(payload)
+        schema += 1
+    return payload
+
+
+# --- decoding ----------------------------------------------------------------------------
+
+
+def _text(type_name: str, name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise EventDecodeError(type_name, name, f"expected a string, got {value!r}")
+    return value
+
+
+def _whole(type_name: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EventDecodeError(type_name, name, f"expected a whole number, got {value!r}")
+    return value
+
+
+def parse_time(value: Any, type_name: str = "meta", name: str = "received_at") -> datetime:
+    """An ISO 8601 time as an aware UTC datetime (a time without offset is taken as UTC)."""
+    if not isinstance(value, str):
+        raise EventDecodeError(type_name, name, f"expected an ISO 8601 UTC time, got {value!r}")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise EventDecodeError(
+            type_name,
+            name,
+            f"expected an ISO 8601 UTC time such as 2026-05-01T18:00:00Z, got {value!r}",
+        ) from None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def format_time(moment: datetime) -> str:
+    """A time as the record format writes it: ISO 8601 in UTC with a `Z`."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _tiles(type_name: str, name: str, value: Any) -> str:
+    text = _text(type_name, name, value)
+    tiles = "".join(fold(text).split()).upper()
+    for ch in tiles:
+        if ch != JOKER and not ("A" <= ch <= "Z"):
+            raise EventDecodeError(
+                type_name, name, f"{text!r}: {ch!r} is not a tile (letters A-Z, '?' a joker)"
+            )
+    return tiles
+
+
+def _check(type_name: str, name: str, value: Any) -> Any:
+    """Field rules that hold whatever the event: positive rounds, known variants, ids set."""
+    if name in ("round", "part", "points") and value < 1:
+        raise EventDecodeError(type_name, name, f"expected a whole number >= 1, got {value}")
+    if name == "variant" and value not in VARIANTS:
+        raise EventDecodeError(
+            type_name, name, f"expected one of {', '.join(VARIANTS)}, got {value!r}"
+        )
+    if name == "draw" and value not in DRAW_MODES:
+        raise EventDecodeError(type_name, name, f"expected manual or seeded, got {value!r}")
+    if name == "seed_commitment" and value is not None and not _HEX64.match(value):
+        raise EventDecodeError(type_name, name, "expected a SHA-256 in lowercase hex (64 digits)")
+    if name.endswith("_id") and value is not None and not value.strip():
+        raise EventDecodeError(type_name, name, "expected a non-empty id")
+    return value
+
+
+def _dictionary(type_name: str, value: Any) -> DictionaryRef:
+    if not isinstance(value, dict):
+        raise EventDecodeError(type_name, "dictionary", f"expected an object, got {value!r}")
+    name = value.get("name")
+    sha256 = value.get("sha256")
+    words = value.get("words")
+    if name is not None:
+        _text(type_name, "dictionary.name", name)
+    if sha256 is not None and not (isinstance(sha256, str) and _HEX64.match(sha256)):
+        raise EventDecodeError(
+            type_name, "dictionary.sha256", "expected a SHA-256 in lowercase hex (64 digits)"
+        )
+    if words is not None and (_whole(type_name, "dictionary.words", words) < 0):
+        raise EventDecodeError(type_name, "dictionary.words", f"expected a count >= 0, got {words}")
+    return DictionaryRef(name, sha256, words)
+
+
+def _field_value(type_name: str, name: str, hint: Any, value: Any) -> Any:
+    optional = get_origin(hint) in (Union, types.UnionType) and type(None) in get_args(hint)
+    if optional and value is None:
+        return None
+    base = next((a for a in get_args(hint) if a is not type(None)), hint) if optional else hint
+    if base is str:
+        tiles = name == "drawn"
+        return _tiles(type_name, name, value) if tiles else _text(type_name, name, value)
+    if base is int:
+        return _whole(type_name, name, value)
+    if base is datetime:
+        return parse_time(value, type_name, name)
+    if base is DictionaryRef:
+        return _dictionary(type_name, value)
+    if get_origin(base) is tuple:
+        if not isinstance(value, list | tuple):
+            raise EventDecodeError(type_name, name, f"expected a list, got {value!r}")
+        return tuple(_tiles(type_name, f"{name}[{i}]", v) for i, v in enumerate(value))
+    if get_origin(base) is dict:
+        if not isinstance(value, dict):
+            raise EventDecodeError(type_name, name, f"expected an object, got {value!r}")
+        return dict(value)
+    raise AssertionError(f"{type_name}.{name}: no decoder for {hint!r}")
+
+
+_HINTS = {name: get_type_hints(cls) for name, cls in EVENT_TYPES.items()}
+
+
+def decode_event(type_name: str, schema: int, payload: Any) -> Event:
+    """The typed event of a stored payload (upcast from `schema` first).
+
+    Fields the event type does not know are ignored (the record format may add optional
+    fields); a missing required field or a value of the wrong kind raises `EventDecodeError`.
+    """
+    cls = EVENT_TYPES.get(type_name)
+    if cls is None:
+        raise EventDecodeError(type_name, "", f"unknown event type {type_name!r}")
+    if not isinstance(payload, dict):
+        raise EventDecodeError(type_name, "payload", f"expected an object, got {payload!r}")
+    payload = upcast(type_name, schema, payload)
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in payload:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise EventDecodeError(type_name, f.name, "missing")
+            continue
+        value = _field_value(type_name, f.name, _HINTS[type_name][f.name], payload[f.name])
+        values[f.name] = _check(type_name, f.name, value)
+    return cls(**values)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return format_time(value)
+    if isinstance(value, DictionaryRef):
+        return {k: v for k, v in vars(value).items() if v is not None}
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def encode_event(event: Event) -> tuple[str, int, dict[str, Any]]:
+    """(type, schema, payload) of an event; optional fields left at their default are omitted."""
+    payload: dict[str, Any] = {}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        if default is not MISSING and value == default:
+            continue
+        payload[f.name] = _plain(value)
+    return type(event).__name__, CURRENT_SCHEMA, payload
+
+
+def _meta_text(meta: Mapping[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    return value if isinstance(value, str) else None
+
+
+def decode_recorded(
+    type_name: str,
+    schema: int,
+    payload: Any,
+    meta: Mapping[str, Any] | None = None,
+    *,
+    event_id: str = "",
+    seq: int | None = None,
+    version: int = 0,
+) -> Recorded:
+    """A stored envelope as a `Recorded` event; raises `EventDecodeError` like `decode_event`
+    (and for a `meta.received_at` that is not an ISO time)."""
+    meta = meta or {}
+    event = decode_event(type_name, schema, payload)
+    raw_time = meta.get("received_at")
+    received_at = None if raw_time is None else parse_time(raw_time)
+    return Recorded(
+        event=event,
+        event_id=event_id,
+        seq=seq,
+        version=version,
+        received_at=received_at,
+        actor=_meta_text(meta, "actor"),
+        source=_meta_text(meta, "source"),
+    )
+
+
+def read_recorded(
+    type_name: str,
+    schema: int,
+    payload: Any,
+    meta: Mapping[str, Any] | None = None,
+    *,
+    event_id: str = "",
+    seq: int | None = None,
+    version: int = 0,
+) -> Recorded:
+    """Like `decode_recorded`, but never raises: an envelope that does not decode becomes an
+    `Undecodable` event, which a game keeps as ignored with the decoding error as reason."""
+    try:
+        return decode_recorded(
+            type_name, schema, payload, meta, event_id=event_id, seq=seq, version=version
+        )
+    except EventDecodeError as exc:
+        schema_number = schema if isinstance(schema, int) else 0
+        return Recorded(
+            event=Undecodable(type_name, schema_number, payload, str(exc)),
+            event_id=event_id,
+            seq=seq,
+            version=version,
+            actor=_meta_text(meta or {}, "actor"),
+            source=_meta_text(meta or {}, "source"),
+        )

@@ -1,0 +1,244 @@
+"""Read models of a game state: round results, standings, the position at a moment.
+
+    round_results(state, n) -> RoundResults
+        Every player's submissions as written (received and corrected, each with a status:
+        `counted`, `superseded`, `late`, `corrected`, `revoked`, or why it scores 0 as a
+        problem code such as `annulled`, `unreadable`, `not_in_dictionary`), the judgement of
+        each (parsed move, words and points with premiums, bingo bonus), the solo bonus,
+        penalty and round score; the top (provisional while the round is open); the notes.
+    standings(state) -> tuple[Standing, ...]
+        Ranked players (ties share the place), total, solos, percentage of the top total.
+    position(state, player_id=None) -> Position
+        The board, rack and bag at the moment folded (a player's own board in a last round).
+
+All are pure functions of the state: every number shown is recomputed from the events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine.bag import Bag
+from engine.board import Board
+from engine.games import rounds
+from engine.games.context import Judgement
+from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
+from engine.placement import Tile
+
+
+@dataclass(frozen=True)
+class SubmissionView:
+    """One text as received (or as the arbiter corrected it), judged, with its status."""
+
+    event_id: str
+    seq: int | None
+    part: int
+    text: str
+    received_at: datetime | None
+    source: str | None
+    correction: bool
+    reason: str | None
+    status: str
+    judgement: Judgement
+    score: int
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    """A player's round: what they sent, each part as judged, bonus, penalty, round score.
+
+    `code` says why the round scores nothing (`no_submission`, `late`, `annulled`, a move
+    problem), None when some part counts.
+    """
+
+    player_id: str
+    name: str | None
+    submissions: tuple[SubmissionView, ...]
+    parts: tuple[PartResult, ...]
+    score: int
+    solo: bool
+    bonus: int
+    penalty: int
+    total: int
+    code: str | None
+
+
+@dataclass(frozen=True)
+class RoundResults:
+    round: int
+    board: Board
+    rack: str
+    drawn: str
+    rejected: tuple[str, ...]
+    deadline: datetime | None
+    last: bool
+    closed: bool
+    top: RoundTop | None
+    players: tuple[PlayerResult, ...]
+    notes: tuple[Note, ...]
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    player_id: str
+    name: str | None
+    total: int
+    solos: int
+    pct: float | None
+    rounds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Position:
+    """The board, rack and bag at a moment; `last_move` is the last top placed."""
+
+    round: int | None
+    board: Board
+    rack: str
+    bag: Bag
+    last_move: tuple[Tile, ...]
+    over: str | None
+    ended: str | None
+
+
+def round_top(state: GameState, rnd: RoundState) -> RoundTop | None:
+    """The round's top: final once closed, else what closing now would place."""
+    if rnd.closed:
+        return rnd.top
+    return rounds.round_top(state, rnd)
+
+
+def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[SubmissionView, ...]:
+    context = state.context
+    assert context is not None
+    standing = {p.entry.event_id: p for p in player.parts}
+    corrections = {p.correction.event_id: p for p in player.parts if p.correction is not None}
+    revoked = {d.event_id for d in rnd.decisions if not d.standing}
+    judged_on = {p.part: (p.board, p.rack) for p in player.parts}
+    views = []
+    for entry in player.received:
+        board, rack = judged_on.get(entry.part, (rnd.board, rnd.rack))
+        part = corrections.get(entry.event_id) if entry.correction else standing.get(entry.event_id)
+        if part is not None:
+            status = "corrected" if not entry.correction and part.correction else part.code
+            views.append(
+                SubmissionView(
+                    entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
+                    entry.source, entry.correction, entry.reason, status or "counted",
+                    part.judgement if status != "corrected" else
+                    context.judge(board, rack, entry.text),
+                    part.score if status != "corrected" else 0,
+                )
+            )  # fmt: skip
+            continue
+        if entry.correction:
+            status = "revoked" if entry.event_id in revoked else "superseded"
+        else:
+            status = "late" if rounds.is_late(entry.received_at, rnd.deadline) else "superseded"
+        views.append(
+            SubmissionView(
+                entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
+                entry.source, entry.correction, entry.reason, status,
+                context.judge(board, rack, entry.text), 0,
+            )
+        )  # fmt: skip
+    return tuple(views)
+
+
+def round_results(state: GameState, n: int) -> RoundResults:
+    """Round `n` explained; `KeyError` when the round was never drawn."""
+    rnd = state.round(n)
+    if rnd is None:
+        raise KeyError(f"round {n} has not been drawn")
+    context = state.context
+    assert context is not None
+    top = round_top(state, rnd)
+    results = []
+    for player_id, joined in state.players.items():
+        player = rnd.players.get(player_id) or PlayerRound(player_id)
+        solo = top is not None and top.solo == player_id
+        bonus = context.settings.solo_bonus if solo else 0
+        penalty = rnd.penalty(player_id)
+        score = player.score
+        if not player.parts:
+            code = "no_submission"
+        elif any(p.code is None for p in player.parts):
+            code = None
+        else:
+            code = player.parts[0].code
+        results.append(
+            PlayerResult(
+                player_id, joined.name, _views(state, rnd, player), player.parts, score, solo,
+                bonus, penalty, score + bonus - penalty, code,
+            )
+        )  # fmt: skip
+    notes = tuple(note for note in state.notes if note.round == n)
+    return RoundResults(
+        n, rnd.board, rnd.rack, rnd.drawn, rnd.rejected, rnd.deadline, rnd.last, rnd.closed,
+        top, tuple(results), notes,
+    )  # fmt: skip
+
+
+def standings(state: GameState) -> tuple[Standing, ...]:
+    """Players ranked by total (ties share the place, listed in joining order)."""
+    if state.context is None:
+        return ()
+    totals: dict[str, list[int]] = {p: [] for p in state.players}
+    solos = dict.fromkeys(state.players, 0)
+    top_total = 0
+    for rnd in state.rounds:
+        results = round_results(state, rnd.number)
+        if results.top is not None:
+            top_total += results.top.score
+        for result in results.players:
+            totals[result.player_id].append(result.total)
+            solos[result.player_id] += result.solo
+    order = sorted(state.players, key=lambda p: -sum(totals[p]))
+    ranked = []
+    for i, player_id in enumerate(order):
+        total = sum(totals[player_id])
+        rank = ranked[-1].rank if ranked and ranked[-1].total == total else i + 1
+        pct = round(100 * total / top_total, 2) if top_total else None
+        name = state.players[player_id].name
+        ranked.append(
+            Standing(rank, player_id, name, total, solos[player_id], pct, tuple(totals[player_id]))
+        )
+    return tuple(ranked)
+
+
+def position(state: GameState, player_id: str | None = None) -> Position:
+    """The board, rack and bag now; with a player, their own board in an open last round."""
+    current = state.current
+    board, rack = state.board, state.rack
+    last_move: tuple[Tile, ...] = ()
+    closed = [r for r in state.rounds if r.closed and r.top is not None]
+    if closed:
+        top = closed[-1].top
+        assert top is not None
+        last_move = top.tiles
+    if current is not None and not current.closed:
+        board = current.board
+        player = current.players.get(player_id) if player_id is not None else None
+        if player is not None and current.last:
+            for part in player.parts:
+                if part.code is None:
+                    board = board.with_tiles((t.row, t.col, t.cell) for t in part.tiles)
+                    rack = rounds.rack_after(rack, part.judgement)
+                    last_move = part.tiles
+    number = current.number if current is not None else None
+    return Position(number, board, rack, state.bag, last_move, state.over, state.ended)
+
+
+__all__ = [
+    "PlayerResult",
+    "Position",
+    "RoundResults",
+    "Standing",
+    "SubmissionView",
+    "position",
+    "round_results",
+    "round_top",
+    "standings",
+]

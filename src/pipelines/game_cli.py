@@ -1,0 +1,432 @@
+"""`arbitru game`: run a game as an arbiter (create, draw, submit, decide, close, end); the
+views (replay, results, standings) are in `pipelines.game_read_cli`.
+
+Each command is translated into an engine command and handed to `pipelines.game_service`,
+which decides it on the game's recorded state and appends the events (or, with `--dry-run`,
+only shows them). Exit codes: 0 done, 1 refused by the rules (nothing written), 2 unusable
+input (nothing written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from engine.games import commands as cmd
+from engine.games.draws import seed_commitment
+from engine.games.events import DictionaryRef
+from ledger.database import DEFAULT_URL
+from pipelines import game_views as views
+from pipelines.game_common import (
+    ActorOption,
+    DbOption,
+    DryRunOption,
+    GameArg,
+    JsonOption,
+    PartOption,
+    RoundOption,
+    SourceOption,
+    actor_of,
+    current_round,
+    fail,
+    loaded,
+    round_of,
+    run,
+    time_option,
+)
+from pipelines.game_decisions_cli import (
+    annul_command,
+    choose_top_command,
+    correct_command,
+    penalise_command,
+    revoke_command,
+)
+from pipelines.game_inputs import (
+    InputError,
+    PlayerSpec,
+    default_seed_path,
+    keep_seed,
+    new_seed,
+    parse_player,
+    parse_settings,
+    read_players_file,
+    read_seed,
+    read_submissions_file,
+)
+from pipelines.game_read_cli import replay_command, results_command, standings_command
+from pipelines.game_service import (
+    PLAYABLE_VARIANTS,
+    ServiceError,
+    dictionary_ref,
+    stream_of,
+)
+
+game_app = typer.Typer(
+    help="Run a game (create, draw, submit, decide, close) and replay it.", no_args_is_help=True
+)
+
+SeedFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--seed-file",
+        help="The file holding the game's secret seed (default: the one kept when the game "
+        "was created, under ARBITRU_HOME/seeds).",
+    ),
+]
+
+
+def _players(specs: list[str], players_file: Path | None) -> tuple[cmd.Player, ...]:
+    try:
+        given: list[PlayerSpec] = [parse_player(s) for s in specs]
+        if players_file is not None:
+            given += read_players_file(players_file)
+    except InputError as exc:
+        fail(str(exc))
+    seen: set[str] = set()
+    for player in given:
+        if player.player_id in seen:
+            fail(f"player {player.player_id} is given twice: give each player once")
+        seen.add(player.player_id)
+    return tuple(cmd.Player(p.player_id, p.name) for p in given)
+
+
+def _dictionary_ref(spec: str | None) -> DictionaryRef:
+    try:
+        return dictionary_ref(spec)
+    except ServiceError as exc:
+        fail(str(exc), exc.exit_code)
+
+
+def _seed_for_create(
+    game: str, seed_file: Path | None, dry_run: bool
+) -> tuple[str, Path | None, bool]:
+    """The seed a seeded game commits to, the file holding it, and whether it is new.
+    An existing file's seed is used; otherwise a new seed is generated and kept (not in a
+    dry run, which only shows the commitment)."""
+    path = seed_file or default_seed_path(stream_of(game).split("/", 1)[1])
+    try:
+        if path.exists():
+            return read_seed(path), path, False
+        seed = new_seed()
+        if not dry_run:
+            keep_seed(path, seed)
+    except InputError as exc:
+        fail(str(exc))
+    return seed, (None if dry_run else path), True
+
+
+def _seed(game: str, seed_file: Path | None) -> str:
+    path = seed_file or default_seed_path(stream_of(game).split("/", 1)[1])
+    if seed_file is None and not path.exists():
+        fail(
+            f"this game's draws are seeded and no seed is kept at {path}: give --seed-file with "
+            "the file holding the seed committed when the game was created"
+        )
+    try:
+        return read_seed(path)
+    except InputError as exc:
+        fail(str(exc))
+
+
+def create_command(
+    game: GameArg,
+    variant: Annotated[
+        str, typer.Option("--variant", help="duplicate (completiv, anticipation: not yet).")
+    ] = "duplicate",
+    player: Annotated[
+        list[str] | None,
+        typer.Option("--player", help="A player as id or id:Name; repeat for each player."),
+    ] = None,
+    players_file: Annotated[
+        Path | None, typer.Option("--players", help="A file of players, one id[:Name] a line.")
+    ] = None,
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset name.")] = "ro-frs",
+    dict_spec: Annotated[
+        str | None,
+        typer.Option(
+            "--dict", help="Word list: a file, a registered list's SHA-256, or 'default'."
+        ),
+    ] = None,
+    draw: Annotated[
+        str, typer.Option("--draw", help="manual (the arbiter enters tiles) or seeded.")
+    ] = "manual",
+    seed_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--seed-file",
+            help="Seeded draws: a file holding the secret seed; a new seed is generated and "
+            "written there when the file does not exist (default: ARBITRU_HOME/seeds/GAME.seed).",
+        ),
+    ] = None,
+    show_seed: Annotated[
+        bool, typer.Option("--show-seed", help="Print the seed (it stays secret otherwise).")
+    ] = False,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A game setting, key=value (e.g. solo_bonus=10); repeatable."),
+    ] = None,
+    tournament: Annotated[
+        str | None, typer.Option("--tournament", help="The tournament id, if any.")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="A title for the game.")] = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Create a game: its variant, rules, dictionary, draw mode and players."""
+    if variant not in PLAYABLE_VARIANTS:
+        fail(
+            f"variant {variant!r} is not supported yet: only {', '.join(PLAYABLE_VARIANTS)} "
+            "games can be run (completiv and anticipation are planned)"
+        )
+    if draw not in ("manual", "seeded"):
+        fail(f"--draw {draw!r}: give manual or seeded")
+    if draw == "manual" and (seed_file is not None or show_seed):
+        fail("--seed-file and --show-seed apply to seeded draws: add --draw seeded")
+    try:
+        game_settings = parse_settings(settings or [])
+    except InputError as exc:
+        fail(str(exc))
+    stream = stream_of_or_fail(game)
+    commitment = None
+    seed_note: tuple[str, Path | None, bool] | None = None
+    if draw == "seeded":
+        seed_note = _seed_for_create(game, seed_file, dry_run)
+        commitment = seed_commitment(seed_note[0])
+    command = cmd.CreateGame(
+        game_id=stream.split("/", 1)[1],
+        variant=variant,
+        players=_players(player or [], players_file),
+        tournament_id=tournament,
+        title=title,
+        ruleset=ruleset,
+        settings=game_settings,
+        dictionary=_dictionary_ref(dict_spec),
+        draw=draw,
+        seed_commitment=commitment,
+        actor=actor_of(actor),
+    )
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, create=True)
+    if seed_note is not None and not as_json:
+        views.show_seed_note(*seed_note, shown=show_seed)
+    elif seed_note is not None and show_seed:
+        views.err.print(f"seed: {seed_note[0]}")
+
+
+def stream_of_or_fail(game: str) -> str:
+    try:
+        return stream_of(game)
+    except ServiceError as exc:
+        fail(str(exc), exc.exit_code)
+
+
+def join_command(
+    game: GameArg,
+    player: Annotated[
+        list[str], typer.Option("--player", help="A player as id or id:Name; repeatable.")
+    ],
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add players to a game."""
+    who = actor_of(actor)
+    commands: list[cmd.Command] = [
+        cmd.JoinPlayer(player_id=p.player_id, name=p.name, actor=who)
+        for p in _players(player, None)
+    ]
+    run(db, game, commands, dry_run=dry_run, as_json=as_json)
+
+
+def draw_command(
+    game: GameArg,
+    tiles: Annotated[
+        str | None,
+        typer.Option("--tiles", help="Manual draws: the tiles drawn, e.g. EIR? ('?' a joker)."),
+    ] = None,
+    rejected: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rejected",
+            help="Manual draws: a draw put back for breaking the vowel/consonant rule, in the "
+            "order drawn; repeatable.",
+        ),
+    ] = None,
+    deadline: Annotated[
+        str | None,
+        typer.Option("--deadline", help="Submissions after this time are late (ISO 8601)."),
+    ] = None,
+    round_number: Annotated[
+        int | None, typer.Option("--round", min=1, help="The round (default: the next one).")
+    ] = None,
+    seed_file: SeedFileOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Draw the tiles that complete the rack.
+
+    Entered by hand (--tiles), or derived from the seed in a seeded game."""
+    now = loaded(db, game)
+    created = now.state.created
+    seeded = created is not None and created.draw == "seeded"
+    seed = None
+    if seeded:
+        if tiles is not None or rejected:
+            fail("this game's draws are seeded: the tiles come from the seed; drop --tiles")
+        seed = _seed(game, seed_file)
+    elif tiles is None:
+        fail("give the tiles drawn with --tiles (e.g. --tiles EIR?)")
+    number = round_of(now, round_number, drawing=True)
+    command = cmd.DrawRack(
+        round=number,
+        tiles=tiles,
+        rejected=tuple(rejected or ()),
+        seed=seed,
+        deadline=time_option(deadline, "--deadline"),
+        actor=actor_of(actor),
+    )
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def submit_command(
+    game: GameArg,
+    player: Annotated[str | None, typer.Option("--player", help="The player's id.")] = None,
+    text: Annotated[
+        str | None,
+        typer.Option("--text", help='The move exactly as written, e.g. "H8: VARA = 14 p".'),
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="A file of submissions, one a line: 'PLAYER | TEXT' or "
+            "'PLAYER | RECEIVED_AT | TEXT'.",
+        ),
+    ] = None,
+    part: PartOption = 1,
+    received_at: Annotated[
+        str | None,
+        typer.Option(
+            "--received-at",
+            help="When it arrived (ISO 8601; default: now). With --file, for lines without "
+            "their own time.",
+        ),
+    ] = None,
+    source: SourceOption = None,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Record submissions exactly as written.
+
+    One (--player, --text) or a whole file (--file), each kept with its source; unreadable
+    ones are kept too and score 0."""
+    arrival = time_option(received_at, "--received-at")
+    who = actor_of(actor)
+    if file is not None:
+        if player is not None or text is not None:
+            fail("--file replaces --player and --text: give either")
+        try:
+            lines = read_submissions_file(file)
+        except InputError as exc:
+            fail(str(exc))
+        number = current_round(db, game, round_number)
+        commands: list[cmd.Command] = [
+            cmd.Submit(
+                round=number,
+                player_id=line.player_id,
+                text=line.text,
+                received_at=line.received_at or arrival,
+                source=line.source,
+                actor=who,
+            )
+            for line in lines
+        ]
+    else:
+        if player is None or text is None:
+            fail('give --player P and --text "H8: VARA" (or --file FILE)')
+        number = current_round(db, game, round_number)
+        commands = [
+            cmd.Submit(
+                round=number,
+                player_id=player,
+                text=text,
+                part=part,
+                received_at=arrival,
+                source=source,
+                actor=who,
+            )
+        ]
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def close_round_command(
+    game: GameArg,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Close a round: its results are published.
+
+    Nothing about the round is accepted afterwards."""
+    number = current_round(db, game, round_number)
+    command = cmd.CloseRound(round=number, actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def reveal_seed_command(
+    game: GameArg,
+    seed_file: SeedFileOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Publish a seeded game's seed, so that anyone can re-derive every draw."""
+    command = cmd.RevealSeed(seed=_seed(game, seed_file), actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json)
+
+
+def end_command(
+    game: GameArg,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the game ends (e.g. the bag is played out).")
+    ] = "the bag is played out",
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """End the game."""
+    command = cmd.EndGame(reason=reason, actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json)
+
+
+for _name, _command in (
+    ("create", create_command),
+    ("join", join_command),
+    ("draw", draw_command),
+    ("submit", submit_command),
+    ("choose-top", choose_top_command),
+    ("annul", annul_command),
+    ("penalise", penalise_command),
+    ("correct", correct_command),
+    ("revoke", revoke_command),
+    ("close-round", close_round_command),
+    ("reveal-seed", reveal_seed_command),
+    ("end", end_command),
+    ("results", results_command),
+    ("standings", standings_command),
+    ("replay", replay_command),
+):
+    game_app.command(_name)(_command)

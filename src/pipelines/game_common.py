@@ -1,0 +1,179 @@
+"""What the `arbitru game` commands share: their options, opening the ledger, handing
+commands to the service, and turning every failure into a message and an exit code (1 refused
+by the rules, 2 unusable input; nothing written either way)."""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Annotated, NoReturn
+
+import sqlalchemy as sa
+import typer
+from rich.markup import escape
+
+from engine.games import commands as cmd
+from ledger import EventStore, LedgerError, NoLedger
+from pipelines import game_views as views
+from pipelines import inputs
+from pipelines.game_inputs import InputError, parse_time
+from pipelines.game_service import CommandRefused, Game, ServiceError, execute, load_game
+
+GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
+DbOption = Annotated[
+    str,
+    typer.Option(
+        "--db",
+        envvar="ARBITRU_DB",
+        help="Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST:PORT/DB.",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Show the events it would append and how results and standings would change; "
+        "write nothing.",
+    ),
+]
+ActorOption = Annotated[
+    str | None,
+    typer.Option(
+        "--actor", envvar="ARBITRU_ACTOR", help="Who records it (default: your user name)."
+    ),
+]
+SourceOption = Annotated[
+    str | None,
+    typer.Option("--source", help="Where it comes from: a slip number, a forum comment id."),
+]
+RoundOption = Annotated[
+    int | None, typer.Option("--round", min=1, help="The round (default: the current one).")
+]
+PlayerOption = Annotated[str, typer.Option("--player", help="The player's id.")]
+PartOption = Annotated[
+    int, typer.Option("--part", min=1, help="Which submission of a last round (1, 2, ...).")
+]
+ReasonOption = Annotated[str, typer.Option("--reason", help="Why (recorded with the decision).")]
+_HINTS = {
+    "unknown_player": "add the player with `arbitru game join GAME --player ID[:Name]`, or "
+    "check the id",
+    "top_not_chosen": 'choose it with `arbitru game choose-top GAME --round N --move "..."`',
+    "round_not_drawn": "draw the round first with `arbitru game draw`",
+    "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
+    "(`arbitru game results GAME --round N --json` lists them under decisions)",
+    "draw_breaks_vowel_rule": "give the draw that keeps the rule with --tiles and each draw put "
+    "back with --rejected, in the order drawn",
+    "game_exists": "choose another game id",
+    "no_game": "create the game first with `arbitru game create`",
+}
+"""What to do after a refusal, by the engine's reason code, where the rule's message does not
+already say it in terms of this command line."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """The message on stderr (as plain text: a move may hold brackets) and the exit code."""
+    inputs.fail(escape(message), code)
+
+
+def no_ledger(db: str) -> bool:
+    """Whether the database holds no ledger yet (a `create --dry-run` then runs on none)."""
+    try:
+        EventStore(db, upgrade=False).close()
+    except NoLedger:
+        return True
+    except (LedgerError, sa.exc.SQLAlchemyError):
+        return False
+    return False
+
+
+@contextmanager
+def store(db: str, *, create: bool = False) -> Iterator[EventStore]:
+    """The ledger, with every failure reported (`reported`). Only `create` creates a ledger:
+    other commands on a mistyped path say so instead."""
+    with reported(), EventStore(db, upgrade=create) as opened:
+        yield opened
+
+
+@contextmanager
+def reported() -> Iterator[None]:
+    """Every failure of the service or the ledger as a message on stderr and an exit code."""
+    try:
+        yield
+    except CommandRefused as exc:
+        hint = _HINTS.get(exc.code)
+        fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
+    except ServiceError as exc:
+        fail(str(exc), exc.exit_code)
+    except LedgerError as exc:
+        fail(str(exc))
+    except sa.exc.SQLAlchemyError as exc:
+        fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+
+
+def loaded(db: str, game: str) -> Game:
+    """A game read from the ledger at `db`, every failure reported."""
+    with store(db) as opened:
+        return load_game(opened, game)
+
+
+def actor_of(actor: str | None) -> str:
+    """Who records the events: --actor (or ARBITRU_ACTOR), else the user's login name."""
+    if actor:
+        return actor
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "arbiter"
+
+
+def time_option(text: str | None, option: str) -> datetime | None:
+    """A time option's value in UTC, or a clear error naming the option."""
+    if text is None:
+        return None
+    try:
+        return parse_time(text, option)
+    except InputError as exc:
+        fail(str(exc))
+
+
+def run(
+    db: str,
+    game: str,
+    commands: list[cmd.Command],
+    *,
+    dry_run: bool,
+    as_json: bool,
+    create: bool = False,
+    round_number: int | None = None,
+) -> None:
+    """Hand the commands to the service and show what happened. A dry run of `create` on a
+    ledger that does not exist yet runs against none, and creates none."""
+    if create and dry_run and no_ledger(db):
+        with reported():
+            outcome = execute(None, game, commands, dry_run=True)
+    else:
+        with store(db, create=create and not dry_run) as opened:
+            outcome = execute(opened, game, commands, dry_run=dry_run)
+    views.show_outcome(outcome, as_json=as_json, round_number=round_number)
+
+
+def current_round(db: str, game: str, given: int | None) -> int:
+    """The round a command is about: given, or the current one."""
+    if given is not None:
+        return given
+    return round_of(loaded(db, game), None)
+
+
+def round_of(game: Game, given: int | None, *, drawing: bool = False) -> int:
+    """The round given, else the current one (for a draw, the next one)."""
+    if given is not None:
+        return given
+    current = game.state.current
+    if drawing:
+        return 1 if current is None else current.number + 1
+    if current is None:
+        fail(f"{game.stream} has no round yet: draw round 1 first (`arbitru game draw`)", 1)
+    return current.number

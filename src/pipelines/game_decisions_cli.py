@@ -1,0 +1,122 @@
+"""`arbitru game choose-top|annul|penalise|correct|revoke`: the arbiter's decisions about a
+round, each a new event (nothing recorded is ever edited)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from engine.games import commands as cmd
+from ledger.database import DEFAULT_URL
+from pipelines.game_common import (
+    ActorOption,
+    DbOption,
+    DryRunOption,
+    GameArg,
+    JsonOption,
+    PartOption,
+    PlayerOption,
+    ReasonOption,
+    RoundOption,
+    actor_of,
+    current_round,
+    run,
+)
+
+
+def choose_top_command(
+    game: GameArg,
+    move: Annotated[
+        str, typer.Option("--move", help='The top chosen among equal tops, e.g. "H4: JUCATOR".')
+    ],
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Choose the top among different moves of equal top score."""
+    number = current_round(db, game, round_number)
+    command = cmd.ChooseTop(round=number, move=move, actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def annul_command(
+    game: GameArg,
+    player: PlayerOption,
+    reason: ReasonOption,
+    part: PartOption = 1,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Annul a player's submission (it scores 0; the submission stays recorded)."""
+    number = current_round(db, game, round_number)
+    command = cmd.Annul(
+        round=number, player_id=player, reason=reason, part=part, actor=actor_of(actor)
+    )
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def penalise_command(
+    game: GameArg,
+    player: PlayerOption,
+    points: Annotated[int, typer.Option("--points", min=1, help="Points subtracted.")],
+    reason: ReasonOption,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Give a player a penalty in a round."""
+    number = current_round(db, game, round_number)
+    command = cmd.Penalise(
+        round=number, player_id=player, points=points, reason=reason, actor=actor_of(actor)
+    )
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def correct_command(
+    game: GameArg,
+    player: PlayerOption,
+    text: Annotated[str, typer.Option("--text", help="The arbiter's reading of the slip.")],
+    reason: ReasonOption,
+    part: PartOption = 1,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Record the arbiter's reading of a submission.
+
+    For an illegible slip or a typing error: the original stays, and the reading is judged as
+    if received with it."""
+    number = current_round(db, game, round_number)
+    command = cmd.Correct(
+        round=number, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
+    )
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+
+def revoke_command(
+    game: GameArg,
+    event_id: Annotated[
+        str,
+        typer.Option(
+            "--event", help="The event id of the annulment, penalty, top choice or correction."
+        ),
+    ],
+    reason: ReasonOption,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Revoke a decision on appeal (it stays recorded, marked revoked)."""
+    command = cmd.Revoke(event_id=event_id.strip().lower(), reason=reason, actor=actor_of(actor))
+    run(db, game, [command], dry_run=dry_run, as_json=as_json)

@@ -1,0 +1,327 @@
+"""The one layer that wires games to the ledger: load a game's stream, fold it, decide an
+arbiter's command, append the new events at the version the decision was taken on.
+
+Every `arbitru game` command goes through `execute`; the views read through `load_game`.
+Appends use optimistic concurrency: when another terminal wrote to the game between our read
+and our append, the ledger refuses with `VersionConflict`, and the command is decided again on
+the fresh state (it may then be refused, with the rules' reason). A dry run decides and folds in
+memory and writes nothing.
+
+A game is judged with the ruleset, settings and dictionary its `GameCreated` names; the
+dictionary is found by its SHA-256 among the lists registered on this machine
+(`pipelines.lexicons`) and loaded once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from engine.dictionary import Dictionary
+from engine.games.commands import Command, CreateGame, Submit
+from engine.games.context import GameContext, context_for
+from engine.games.events import (
+    DictionaryRef,
+    GameCreated,
+    Recorded,
+    encode_event,
+    format_time,
+    read_recorded,
+)
+from engine.games.replay import decide, evolve, initial_state
+from engine.games.state import GameRuleError, GameState
+from engine.ruleset import RulesetError
+from ledger import EventStore, NewEvent, RecordedEvent, VersionConflict
+from ledger.envelope import STREAM_PATTERN
+from pipelines.lexicons import LexiconSpecError, load_dictionary
+from pipelines.lexicons import resolve as resolve_list
+
+RETRIES = 5
+"""How many times a command is decided again after another terminal wrote first."""
+
+PLAYABLE_VARIANTS = ("duplicate",)
+"""The variants whose rules exist; games of the others cannot be created yet."""
+
+
+class ServiceError(Exception):
+    """A command or view that cannot go on; `exit_code` is 2 for unusable input, 1 for a
+    command the rules refuse. Nothing was written."""
+
+    exit_code = 2
+
+
+class GameNotFound(ServiceError):
+    """No game stream with that id."""
+
+
+class UnusableGame(ServiceError):
+    """A game that cannot be judged here: its dictionary or ruleset is missing."""
+
+
+class CommandRefused(ServiceError):
+    """The rules refuse the command (`code` from the engine). `conflicts` counts the times
+    another terminal wrote first and the command was decided again."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, code: str, conflicts: int = 0) -> None:
+        self.code = code
+        self.conflicts = conflicts
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game as loaded: its stream and version, its events as stored and as folded, and the
+    state they fold to."""
+
+    stream: str
+    version: int
+    stored: tuple[RecordedEvent, ...]
+    history: tuple[Recorded, ...]
+    state: GameState
+
+    @property
+    def game_id(self) -> str:
+        return self.stream.split("/", 1)[1]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command did (or, in a dry run, would do): the events appended, the state before
+    and after, and how many times it was decided again after a conflict."""
+
+    stream: str
+    before: GameState
+    after: GameState
+    events: tuple[NewEvent, ...]
+    recorded: tuple[RecordedEvent, ...]
+    conflicts: int
+    dry_run: bool
+
+
+def stream_of(game: str) -> str:
+    """The stream of a game given by id (`hd1`) or by stream (`game/hd1`)."""
+    stream = game if game.startswith("game/") else f"game/{game}"
+    if not STREAM_PATTERN.match(stream):
+        raise ServiceError(
+            f"{game!r} is not a game id: use lowercase letters, digits and '-' (at most 64, "
+            "not starting with '-'), e.g. hd1 or game/hd1"
+        )
+    return stream
+
+
+@functools.lru_cache(maxsize=8)
+def _dictionary(sha256: str | None) -> Dictionary:
+    """A dictionary by hash (None: the default list), loaded once per process."""
+    return load_dictionary(sha256)
+
+
+_contexts: dict[tuple[str, ...], GameContext] = {}
+
+
+def dictionary_ref(spec: str | None) -> DictionaryRef:
+    """What GameCreated records of the word list a spec names (`pipelines.lexicons`: a file,
+    registered on first use, a registered list's SHA-256, or the default list)."""
+    try:
+        dictionary = _dictionary(resolve_list(spec).sha256)
+    except (ValueError, OSError) as exc:
+        raise ServiceError(str(exc)) from exc
+    return DictionaryRef(dictionary.name, dictionary.sha256, len(dictionary.words))
+
+
+def resolve_context(created: GameCreated) -> GameContext:
+    """The ruleset, settings and dictionary a game was created with; one context per game and
+    process, so that what it has judged is judged once (a dry run folds the game twice)."""
+    ref = created.dictionary
+    key = (
+        created.game_id,
+        created.ruleset,
+        json.dumps(created.settings, sort_keys=True, default=str),
+        str(ref.sha256 if ref else None),
+    )
+    if key not in _contexts:
+        _contexts[key] = _context(created)
+    return _contexts[key]
+
+
+def _context(created: GameCreated) -> GameContext:
+    ref = created.dictionary
+    sha256 = ref.sha256 if ref is not None else None
+    try:
+        dictionary = _dictionary(sha256)
+    except LexiconSpecError as exc:
+        name = f" {ref.name!r}" if ref is not None and ref.name else ""
+        raise UnusableGame(
+            f"game {created.game_id} is judged with the word list{name} of SHA-256 {sha256}, "
+            "which is not registered on this machine: register the same file with "
+            "`arbitru lexicon add PATH` and run the command again"
+        ) from exc
+    except (ValueError, OSError) as exc:
+        raise UnusableGame(f"game {created.game_id}: cannot load its word list: {exc}") from exc
+    try:
+        return context_for(created, dictionary)
+    except RulesetError as exc:
+        raise UnusableGame(f"game {created.game_id}: {exc}") from exc
+
+
+def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameState]:
+    """The stored events decoded (an undecodable one is kept, shown as ignored) and folded."""
+    history = tuple(
+        read_recorded(
+            e.type, e.schema, e.payload, e.meta, event_id=e.event_id, seq=e.seq, version=e.version
+        )
+        for e in stored
+    )
+    state = initial_state(resolve_context)
+    for recorded in history:
+        state = evolve(state, recorded)
+    return history, state
+
+
+def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -> Game:
+    """A game's events and state; `GameNotFound` when there is none (unless `must_exist` is
+    False: a game about to be created). No store stands for a ledger not created yet."""
+    stream = stream_of(game)
+    stored = tuple(store.read_stream(stream)) if store is not None else ()
+    if not stored and must_exist:
+        raise GameNotFound(
+            f"no game {stream.split('/', 1)[1]} in this ledger: check the id and --db "
+            "(`arbitru ledger export` lists the streams), or create it with `arbitru game create`"
+        )
+    return _game(stream, stored)
+
+
+def replay_to(
+    store: EventStore, game: str, *, at: int | None = None, round_number: int | None = None
+) -> Game:
+    """A game as it was right after the event of global seq `at`, or when round
+    `round_number` closed (now, if it is still open); the whole game when neither is given."""
+    whole = load_game(store, game)
+    if at is not None:
+        stored = tuple(e for e in whole.stored if e.seq <= at)
+        if not stored:
+            first = whole.stored[0].seq
+            raise ServiceError(f"{whole.stream} starts at seq {first}: give --at {first} or later")
+        return _game(whole.stream, stored)
+    if round_number is None:
+        return whole
+    if whole.state.round(round_number) is None:
+        raise ServiceError(
+            f"round {round_number} of {whole.stream} has not been drawn "
+            f"({len(whole.state.rounds)} round(s) so far)"
+        )
+    state = initial_state(resolve_context)
+    for count, recorded in enumerate(whole.history, start=1):
+        state = evolve(state, recorded)
+        folded = state.round(round_number)
+        if folded is not None and folded.closed:
+            return Game(
+                whole.stream, whole.stored[count - 1].version, whole.stored[:count],
+                whole.history[:count], state,
+            )  # fmt: skip
+    return whole
+
+
+def _game(stream: str, stored: tuple[RecordedEvent, ...]) -> Game:
+    history, state = fold(stored)
+    return Game(stream, stored[-1].version if stored else 0, stored, history, state)
+
+
+def _meta(command: Command) -> dict[str, str]:
+    meta = {"actor": command.actor, "source": command.source}
+    if command.received_at is not None:
+        meta["received_at"] = format_time(command.received_at)
+    return {key: value for key, value in meta.items() if value is not None}
+
+
+def _stamped(command: Command) -> Command:
+    """A submission without an arrival time arrived now."""
+    if isinstance(command, Submit) and command.received_at is None:
+        return replace(command, received_at=datetime.now(UTC))
+    return command
+
+
+def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent], GameState]:
+    """Decide each command on the state left by the ones before it; the new events and the
+    state after them. Raises `GameRuleError` when the rules refuse one (nothing is kept)."""
+    state = game.state
+    version = game.version
+    appended: list[NewEvent] = []
+    for command in commands:
+        for event in decide(state, command):
+            type_name, schema, payload = encode_event(event)
+            new = NewEvent(type_name, payload, _meta(command), schema=schema)
+            version += 1
+            recorded = Recorded(
+                event=event,
+                event_id=new.event_id,
+                version=version,
+                received_at=command.received_at,
+                actor=command.actor,
+                source=command.source,
+            )
+            state = evolve(state, recorded)
+            appended.append(new)
+    return appended, state
+
+
+def execute(
+    store: EventStore | None,
+    game: str,
+    commands: Sequence[Command],
+    *,
+    dry_run: bool = False,
+    retries: int = RETRIES,
+) -> Outcome:
+    """Decide `commands` on the game's current state and append their events, all or none, at
+    the version read. On a conflict the game is read again and the commands decided again, up
+    to `retries` times. A dry run decides and folds only; it alone may be given no store (a
+    ledger not created yet)."""
+    commands = [_stamped(c) for c in commands]
+    creating = any(isinstance(c, CreateGame) for c in commands)
+    conflicts = 0
+    while True:
+        loaded = load_game(store, game, must_exist=not creating)
+        try:
+            events, after = decide_all(loaded, commands)
+        except GameRuleError as exc:
+            raise _refused(exc, loaded.stream, conflicts) from exc
+        if dry_run or not events or store is None:
+            return Outcome(
+                loaded.stream, loaded.state, after, tuple(events), (), conflicts, dry_run
+            )
+        try:
+            recorded = store.append(loaded.stream, events, expected_version=loaded.version)
+        except VersionConflict as exc:
+            conflicts += 1
+            if conflicts > retries:
+                raise CommandRefused(
+                    f"{loaded.stream} kept changing under this command ({conflicts} "
+                    "conflicts with other terminals): nothing was written; run it again",
+                    "conflict",
+                    conflicts,
+                ) from exc
+            continue
+        return Outcome(
+            loaded.stream,
+            loaded.state,
+            after,
+            tuple(events),
+            tuple(recorded),
+            conflicts,
+            False,
+        )
+
+
+def _refused(exc: GameRuleError, stream: str, conflicts: int) -> CommandRefused:
+    message = str(exc)
+    if conflicts:
+        message += (
+            f" (another terminal wrote to {stream} first; the command was decided again on "
+            "what it recorded)"
+        )
+    return CommandRefused(message, exc.code, conflicts)

@@ -1,0 +1,373 @@
+"""What `arbitru game` shows people: the events a command appended (or would append), a
+round's results, the standings, and the game replayed to a moment, drawn with Rich (the JSON
+shapes are in `pipelines.game_json`).
+
+Every number shown is read off a folded state by the engine's projections; nothing here
+decides anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from engine.games.context import Judgement
+from engine.games.projections import (
+    Position,
+    RoundResults,
+    SubmissionView,
+    round_results,
+    standings,
+)
+from engine.games.state import Decision, GameState, RoundTop
+from engine.ruleset import Ruleset
+from ledger import RecordedEvent
+from pipelines.board_svg import board_svg
+from pipelines.board_view import board_table
+from pipelines.game_json import (
+    dictionary_note,
+    emit_json,
+    event_json,
+    move_text,
+    results_json,
+    standing_json,
+    time_text,
+    top_json,
+    top_total,
+)
+from pipelines.game_service import Outcome
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    """A payload as `key=value` pairs (strings bare, other values as JSON)."""
+    return ", ".join(
+        f"{key}={value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        for key, value in event["payload"].items()
+    )
+
+
+def show_outcome(outcome: Outcome, *, as_json: bool, round_number: int | None) -> None:
+    """The events a command appended, or in a dry run would append (and then how the round's
+    results and the standings would change)."""
+    recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
+    events = [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)]
+    game = outcome.stream.split("/", 1)[1]
+    number = round_number if round_number is not None else _round_touched(outcome)
+    if as_json:
+        value: dict[str, Any] = {
+            "game_id": game,
+            "stream": outcome.stream,
+            "dry_run": outcome.dry_run,
+            "conflicts": outcome.conflicts,
+            "events": events,
+        }
+        if outcome.dry_run:
+            value["changes"] = _changes_json(game, outcome, number)
+        emit_json(value)
+        return
+    if outcome.conflicts:
+        err.print(
+            f"[yellow]note:[/] another terminal wrote to {outcome.stream} first; the command "
+            f"was decided again on what it recorded ({outcome.conflicts} time(s))"
+        )
+    verb = "would append" if outcome.dry_run else "appended"
+    table = Table(title=f"{outcome.stream}: {verb} {len(events)} event(s)", title_justify="left")
+    for column in ("version", "type", "payload", "event id"):
+        table.add_column(column, overflow="fold")
+    for event in events:
+        table.add_row(
+            str(event.get("version", "-")),
+            event["type"],
+            escape(_event_line(event)),
+            event["event_id"],
+        )
+    out.print(table)
+    _show_judged(outcome)
+    if outcome.dry_run:
+        _show_changes(outcome, number)
+        out.print("[bold]dry run[/]: nothing was written")
+
+
+def _round_touched(outcome: Outcome) -> int | None:
+    """The round the command was about: the last one its events name, else the current one."""
+    for event in reversed(outcome.events):
+        number = event.payload.get("round")
+        if isinstance(number, int):
+            return number
+    current = outcome.after.current
+    return current.number if current is not None else None
+
+
+def _round_of(state: GameState, number: int | None) -> RoundResults | None:
+    if number is None or state.round(number) is None or state.context is None:
+        return None
+    return round_results(state, number)
+
+
+def _changes_json(game: str, outcome: Outcome, number: int | None) -> dict[str, Any]:
+    before, after = _round_of(outcome.before, number), _round_of(outcome.after, number)
+    return {
+        "round": number,
+        "results_before": results_json(game, outcome.before, before.round) if before else None,
+        "results_after": results_json(game, outcome.after, after.round) if after else None,
+        "standings_before": [standing_json(s) for s in standings(outcome.before)],
+        "standings_after": [standing_json(s) for s in standings(outcome.after)],
+    }
+
+
+def _show_judged(outcome: Outcome) -> None:
+    """How each submission just recorded was judged (status and points)."""
+    submitted = [
+        e for e in outcome.events if e.type in ("SubmissionReceived", "SubmissionCorrected")
+    ]
+    if not submitted:
+        return
+    ids = {e.event_id for e in submitted}
+    for number in sorted({e.payload["round"] for e in submitted}):
+        results = _round_of(outcome.after, number)
+        if results is None:
+            continue
+        for player in results.players:
+            for view in player.submissions:
+                if view.event_id in ids:
+                    out.print(
+                        f"  {escape(player.player_id)}: {escape(view.text)} -> "
+                        f"{_status_text(view)}",
+                        soft_wrap=True,
+                    )
+
+
+def _status_text(view: SubmissionView) -> str:
+    if view.status == "counted":
+        return f"[green]{view.judgement.score} points[/]"
+    problems = "; ".join(p.message for p in view.judgement.problems)
+    detail = f": {escape(problems)}" if problems and view.status not in ("late",) else ""
+    return f"[red]{view.status}[/] (scores 0){detail}"
+
+
+def _show_changes(outcome: Outcome, number: int | None) -> None:
+    """Round scores and standings before and after, for the players whose numbers change."""
+    before = {s.player_id: s for s in standings(outcome.before)}
+    after = {s.player_id: s for s in standings(outcome.after)}
+    round_before = _round_of(outcome.before, number)
+    round_after = _round_of(outcome.after, number)
+    scores_before = {p.player_id: p.total for p in round_before.players} if round_before else {}
+    scores_after = {p.player_id: p.total for p in round_after.players} if round_after else {}
+    table = Table(title="what would change", title_justify="left")
+    for column in ("player", f"round {number}" if number else "round", "total", "rank"):
+        table.add_column(column)
+    for player_id, now in after.items():
+        was = before.get(player_id)
+        row = (
+            _change(scores_before.get(player_id), scores_after.get(player_id)),
+            _change(was.total if was else None, now.total),
+            _change(was.rank if was else None, now.rank),
+        )
+        if any("->" in cell for cell in row):
+            table.add_row(player_id, *row)
+    if table.row_count:
+        out.print(table)
+    else:
+        out.print("no round score, total or rank would change")
+    top_before = round_before.top if round_before else None
+    top_after = round_after.top if round_after else None
+    if top_json(top_before) != top_json(top_after):
+        out.print(f"top: {_top_text(top_before)} -> {_top_text(top_after)}")
+
+
+def _change(before: int | None, after: int | None) -> str:
+    if before == after:
+        return "" if after is None else str(after)
+    return f"{'-' if before is None else before} -> {'-' if after is None else after}"
+
+
+def _top_text(top: RoundTop | None) -> str:
+    return "none" if top is None else f"{_top_move(top)} ({top.score})"
+
+
+def _top_move(top: RoundTop) -> str:
+    return "; ".join(move_text(j.move) for j in top.parts if j.move is not None)
+
+
+def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
+    """A round explained: the board and rack, every submission judged, the top, the
+    arbiter's decisions and the events ignored."""
+    results = round_results(state, number)
+    rnd = state.round(number)
+    assert rnd is not None
+    status = "closed" if results.closed else "open (the top is provisional)"
+    out.print(f"[bold]round {results.round}[/], {status}; rack [bold]{results.rack}[/]", end="")
+    out.print(
+        f" (drawn {results.drawn}"
+        + (f", rejected {', '.join(results.rejected)}" if results.rejected else "")
+        + ")"
+        + (f"; deadline {time_text(results.deadline)}" if results.deadline else "")
+    )
+    highlight = [(t.row, t.col, t.cell) for t in results.top.tiles] if results.top else []
+    out.print(board_table(results.board, ruleset, highlight))
+    table = Table(title="submissions", title_justify="left", show_lines=True)
+    table.add_column("player")
+    table.add_column("as written")
+    table.add_column("judged: move, words and points (premiums)")
+    table.add_column("round", justify="right")
+    for player in results.players:
+        timed = results.deadline is not None
+        written = "\n".join(_written(v, timed) for v in player.submissions) or "-"
+        judged = [_judged(v) for v in player.submissions] or ["[dim]no submission[/]"]
+        judged += [_words(v.judgement) for v in player.submissions if v.status == "counted"]
+        sums = [str(player.score)]
+        if player.bonus:
+            sums.append(f"+{player.bonus} solo")
+        if player.penalty:
+            sums.append(f"-{player.penalty} penalty")
+        total = f"[bold]{player.total}[/]" + (f"\n({' '.join(sums)})" if len(sums) > 1 else "")
+        table.add_row(
+            escape(player.player_id + (f" ({player.name})" if player.name else "")),
+            written,
+            "\n".join(j for j in judged if j),
+            total,
+        )
+    out.print(table)
+    if results.top is not None:
+        top = results.top
+        who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
+        out.print(f"top: [bold]{escape(_top_move(top))}[/] = {top.score} ({top.source}; {who})")
+    else:
+        out.print("top: none yet")
+    for decision in rnd.decisions:
+        out.print(_decision_text(decision), soft_wrap=True)
+    if note := dictionary_note(state):
+        out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
+    for note in results.notes:
+        label = "[yellow]ignored[/]" if note.ignored else "[cyan]note[/]"
+        out.print(
+            f"{label} seq {note.seq} {note.type_name}: {escape(note.message)} [{note.code}]",
+            soft_wrap=True,
+        )
+
+
+def _decision_text(decision: Decision) -> str:
+    who = f" {decision.player_id}" if decision.player_id else ""
+    what = {
+        "SubmissionAnnulled": f"annulled{who}'s submission",
+        "PenaltyGiven": f"penalty of {decision.points} to{who}",
+        "TopChosen": f"top chosen: {decision.move}",
+        "SubmissionCorrected": f"corrected{who}'s submission",
+    }.get(decision.type_name, decision.type_name)
+    reason = f" ({decision.reason})" if decision.reason else ""
+    revoked = f" [red]revoked by {decision.revoked_by}[/]" if decision.revoked_by else ""
+    return f"decision {decision.event_id}: {escape(what + reason)}{revoked}"
+
+
+def _written(view: SubmissionView, timed: bool) -> str:
+    """The text as written, with its part, correction, and (when the round has a deadline)
+    arrival time and source."""
+    tags = []
+    if view.part > 1:
+        tags.append(f"part {view.part}")
+    if view.correction:
+        tags.append(f"correction: {view.reason}")
+    if timed and view.received_at is not None:
+        tags.append(str(time_text(view.received_at)))
+    if view.source:
+        tags.append(view.source)
+    suffix = f" [dim]({escape(', '.join(tags))})[/]" if tags else ""
+    return escape(view.text) + suffix
+
+
+def _judged(view: SubmissionView) -> str:
+    move = move_text(view.judgement.move) if view.judgement.move is not None else "unreadable"
+    if view.status == "counted":
+        return f"[green]{escape(move)}[/] {view.score}"
+    codes = ", ".join(p.code for p in view.judgement.problems)
+    shown = codes and codes != view.status and view.status not in ("superseded", "late")
+    detail = f" [{codes}]" if shown else ""
+    return f"[red]{view.status}[/] {escape(move)}{escape(detail)}"
+
+
+def _words(judgement: Judgement) -> str:
+    if judgement.verdict is None:
+        return ""
+    parts = []
+    for word in judgement.verdict.words:
+        premiums = [f"{s.name} {s.premium}" for s in word.squares if s.new and s.premium]
+        parts.append(
+            f"{word.written} {word.score}" + (f" ({', '.join(premiums)})" if premiums else "")
+        )
+    if judgement.verdict.bonus:
+        parts.append(f"bingo +{judgement.verdict.bonus}")
+    return escape("; ".join(parts))
+
+
+def show_standings(game_id: str, state: GameState) -> None:
+    """Ranked players; while a round is open its scores are provisional, and the title says so."""
+    current = state.current
+    provisional = (
+        f", round {current.number} open (provisional)"
+        if current is not None and not current.closed
+        else ""
+    )
+    table = Table(
+        title=f"{game_id}: standings after {len(state.rounds)} round(s){provisional}",
+        title_justify="left",
+    )
+    for column, justify in (
+        ("rank", "right"),
+        ("player", "left"),
+        ("name", "left"),
+        ("total", "right"),
+        ("solos", "right"),
+        ("% of top", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in standings(state):
+        pct = f"{row.pct:.2f}" if row.pct is not None else "-"
+        table.add_row(
+            str(row.rank), escape(row.player_id), escape(row.name or ""), str(row.total),
+            str(row.solos), pct,
+        )  # fmt: skip
+    out.print(table)
+    if note := dictionary_note(state):
+        out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
+    out.print(
+        f"top total: {top_total(state)}" + (f"; game ended: {state.ended}" if state.ended else "")
+    )
+
+
+def show_position(game_id: str, state: GameState, spot: Position, ruleset: Ruleset) -> None:
+    """The game at a moment: the board with the last move highlighted, rack, bag, scores."""
+    when = f"seq {state.last_seq}" if state.last_seq is not None else "the start"
+    round_text = f"round {spot.round}" if spot.round is not None else "before round 1"
+    out.print(f"[bold]{game_id}[/] at {when} ({state.events} event(s)), {round_text}")
+    highlight = [(t.row, t.col, t.cell) for t in spot.last_move]
+    out.print(board_table(spot.board, ruleset, highlight))
+    out.print(f"rack: [bold]{spot.rack or '-'}[/]   bag: {len(spot.bag)} tile(s)")
+    if spot.over or spot.ended:
+        out.print(f"game over: {spot.ended or spot.over}")
+    show_standings(game_id, state)
+
+
+def write_svg(path: Path, spot: Position, ruleset: Ruleset, title: str) -> None:
+    """The board at the moment as an SVG file."""
+    svg = board_svg(spot.board, ruleset, [(t.row, t.col) for t in spot.last_move], title)
+    path.write_text(svg, encoding="utf-8")
+
+
+def show_seed_note(seed: str, path: Path | None, new: bool, *, shown: bool) -> None:
+    """Where a seeded game's seed is kept (never the seed itself unless asked)."""
+    if path is None:
+        out.print("dry run: a new seed would be generated and kept")
+    elif new:
+        out.print(f"a new secret seed was written to {path}: keep it safe, reveal it at the end")
+    else:
+        out.print(f"the seed in {path} was committed to")
+    if shown:
+        out.print(f"seed: {seed}")

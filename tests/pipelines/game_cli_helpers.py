@@ -1,0 +1,76 @@
+"""Running `arbitru game` as an arbiter would, through Typer's CliRunner, against a real ledger
+(imported as a plain module: pytest puts this folder on sys.path)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from click.testing import Result
+from typer.testing import CliRunner
+
+from ledger import EventStore
+from pipelines.cli import app
+
+runner = CliRunner()
+
+
+@dataclass
+class Arbiter:
+    """One arbiter's terminal on one ledger."""
+
+    db: str
+    game: str = "hd1"
+    actor: str = "arbiter-1"
+
+    def run(self, *args: str, actor: bool = True) -> Result:
+        """`arbitru game ARGS... --db DB --actor ACTOR` (views take no --actor); never raises
+        (the caller checks the exit code)."""
+        who = ["--actor", self.actor] if actor else []
+        result = runner.invoke(app, ["game", *args, "--db", self.db, *who])
+        assert "Traceback" not in result.output, result.output
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result
+
+    def ok(self, *args: str) -> dict[str, Any]:
+        """A command that must succeed, with --json; its JSON."""
+        result = self.run(*args, "--json")
+        assert result.exit_code == 0, result.stderr or result.output
+        return json.loads(result.stdout)
+
+    def view(self, *args: str) -> dict[str, Any]:
+        """A view (replay, results, standings) with --json; its JSON."""
+        result = runner.invoke(app, ["game", *args, "--db", self.db, "--json"])
+        assert result.exit_code == 0, result.stderr or result.output
+        return json.loads(result.stdout)
+
+    def refused(self, code: int, *args: str, actor: bool = True) -> str:
+        """A command that must fail with `code` and write nothing; its stderr."""
+        before = self.count()
+        result = self.run(*args, actor=actor)
+        assert result.exit_code == code, (result.exit_code, result.output)
+        assert self.count() == before, "a refused command wrote to the ledger"
+        assert result.stderr.strip().startswith("error:"), result.stderr
+        return " ".join(result.stderr.split())
+
+    def count(self) -> int:
+        """How many events the whole ledger holds (0 when there is no ledger yet)."""
+        try:
+            with EventStore(self.db, upgrade=False) as store:
+                return store.head().seq
+        except Exception:
+            return 0
+
+    def events(self) -> list[str]:
+        with EventStore(self.db, upgrade=False) as store:
+            return [e.type for e in store.read_stream(f"game/{self.game}")]
+
+
+PLAYERS = ("--player", "ana:Ana", "--player", "bob:Bob", "--player", "cri:Cri", "--player", "dan")
+
+
+def create(arbiter: Arbiter, *extra: str) -> dict[str, Any]:
+    """A duplicate game of four players on the default word list."""
+    return arbiter.ok("create", arbiter.game, *PLAYERS, "--title", "Hall duplicate", *extra)
