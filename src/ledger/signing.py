@@ -169,12 +169,6 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
     """The federation's private key from a file written by `new_key_files`. A file others may
     read is refused, as ssh does: the key signs what the federation vouches for."""
     data = _read(path, "private key")
-    mode = path.stat().st_mode
-    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise KeyFileError(
-            f"{path} can be read by other users (mode {stat.S_IMODE(mode):04o}); make it "
-            f"private with `chmod 600 {path}`"
-        )
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
@@ -183,6 +177,12 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
         raise KeyFileError(
             f"{path} is not an unencrypted Ed25519 private key in PEM form; create one with "
             "`arbitru keys new FILE`"
+        )
+    mode = path.stat().st_mode
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise KeyFileError(
+            f"{path} can be read by other users (mode {stat.S_IMODE(mode):04o}); make it "
+            f"private with `chmod 600 {path}`"
         )
     return key
 
