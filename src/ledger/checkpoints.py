@@ -18,15 +18,16 @@ checkpoint yields no proof for the altered part.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from ledger import merkle
-from ledger.canonical import chain_hash, envelope_bytes, now_recorded_at
+from ledger.canonical import GENESIS_HASH, chain_hash, envelope_bytes, now_recorded_at
 from ledger.database import read_transaction, write_transaction
 from ledger.errors import LedgerError
 from ledger.jsonl import row_line
@@ -40,6 +41,7 @@ SUBTREE_LEVEL = 8
 """Subtrees of `2**SUBTREE_LEVEL` leaves and more are stored; smaller ones are rehashed."""
 
 _BLOCK = 1 << SUBTREE_LEVEL
+_READ_PAGE = 20_000
 _INSERT_CHUNK = 5000
 
 
@@ -72,8 +74,19 @@ class ConsistencyProof:
     path: tuple[bytes, ...]
 
 
+_WITH_CHECKPOINTS: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
 def _has_checkpoints(connection: Connection) -> bool:
-    return sa.inspect(connection).has_table("checkpoints")
+    """Whether the database is migrated far enough to hold checkpoints (0004); remembered per
+    engine once true, as the tables are never dropped while a ledger is in use."""
+    engine = connection.engine
+    if engine in _WITH_CHECKPOINTS:
+        return True
+    if sa.inspect(connection).has_table("checkpoints"):
+        _WITH_CHECKPOINTS.add(engine)
+        return True
+    return False
 
 
 def _checkpoint(row: Any) -> Checkpoint:
@@ -148,7 +161,7 @@ def make_checkpoint(store: EventStore, key: Ed25519PrivateKey) -> tuple[Checkpoi
             )
         return previous, False
     trusted = previous.tree_size if previous else 0
-    levels = merkle.levels(_checked_leaves(store.iter_rows(), size, trusted))
+    levels = merkle.levels(_checked_leaves(store, size, trusted))
     if previous is not None and _range(levels, 0, previous.tree_size).hex() != previous.root:
         raise LedgerAltered(
             f"the events no longer give the root signed by checkpoint {previous.tree_size}: an "
@@ -167,37 +180,50 @@ def make_checkpoint(store: EventStore, key: Ed25519PrivateKey) -> tuple[Checkpoi
     return checkpoint, True
 
 
-def _checked_leaves(rows: Iterable[tuple[Any, ...]], size: int, trusted: int) -> list[bytes]:
-    """The leaves of events 1 to `size`. Seqs must run without gaps; the events after
-    `trusted` (the last checkpointed seq) must form an intact chain from it."""
+def _checked_leaves(store: EventStore, size: int, trusted: int) -> list[bytes]:
+    """The leaves of events 1 to `size`, in one pass. Seqs must run without gaps; the events
+    after `trusted` (the last checkpointed seq) must form an intact chain from it, so they
+    are read whole, while the events before are read by their hash alone (the last
+    checkpoint's root vouches for those)."""
     leaves: list[bytes] = []
-    append = leaves.append
-    prev_hash = None
-    expected = 1
-    for row in rows:
-        seq, stored = row[0], row[10]
-        if seq > size:
-            break
-        if seq != expected:
-            raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
-        if seq > trusted and prev_hash is not None and row[9] != prev_hash:
-            raise LedgerAltered(
-                f"seq {seq} does not link to seq {seq - 1} (its prev_hash is not that "
-                "event's hash): the ledger was altered; run `arbitru ledger verify`"
-            )
-        if seq > trusted and _recomputed(row) != stored:
-            raise LedgerAltered(
-                f"seq {seq}: its content no longer gives its stored hash: the event was "
-                "altered; run `arbitru ledger verify`"
-            )
-        try:
-            append(merkle.leaf_hash(stored))
-        except (TypeError, ValueError):
-            raise LedgerAltered(
-                f"seq {seq}: the stored hash {stored!r} is not hexadecimal"
-            ) from None
-        prev_hash = stored
-        expected += 1
+    append, sha256, fromhex = leaves.append, hashlib.sha256, bytes.fromhex
+    prev_hash, expected = GENESIS_HASH, 1
+    try:
+        if trusted:
+            with read_transaction(store.engine) as connection:
+                result = connection.execution_options(yield_per=_READ_PAGE).execute(
+                    _HASHES_SQL, {"last": trusted}
+                )
+                for seq, stored in result:
+                    if seq != expected:
+                        break
+                    append(sha256(b"\x00" + fromhex(stored)).digest())
+                    prev_hash, expected = stored, expected + 1
+            if expected <= trusted:
+                raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
+        for row in store.iter_rows(from_seq=trusted + 1, page_size=_READ_PAGE):
+            seq, stored = row[0], row[10]
+            if seq > size:
+                break
+            if seq != expected:
+                raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
+            if row[9] != prev_hash:
+                raise LedgerAltered(
+                    f"seq {seq} does not link to the event before it (its prev_hash is not "
+                    "that event's hash): the ledger was altered; run `arbitru ledger verify`"
+                )
+            if _recomputed(row) != stored:
+                raise LedgerAltered(
+                    f"seq {seq}: its content no longer gives its stored hash: the event was "
+                    "altered; run `arbitru ledger verify`"
+                )
+            append(sha256(b"\x00" + fromhex(stored)).digest())
+            prev_hash, expected = stored, expected + 1
+    except (TypeError, ValueError):
+        raise LedgerAltered(
+            f"seq {expected}: the stored hash is not hexadecimal: the ledger was altered; run "
+            "`arbitru ledger verify`"
+        ) from None
     if expected <= size:
         raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
     return leaves
@@ -243,50 +269,59 @@ def _store_subtrees(connection: Connection, levels: list[list[bytes]], size: int
         connection.execute(sa.insert(merkle_subtrees), fresh[start : start + _INSERT_CHUNK])
 
 
+_HASHES_SQL = (
+    sa.select(events_table.c.seq, events_table.c.hash)
+    .where(events_table.c.seq <= sa.bindparam("last"))
+    .order_by(events_table.c.seq)
+)
+_SUBTREE_SQL = sa.select(merkle_subtrees.c.hash).where(
+    merkle_subtrees.c.level == sa.bindparam("level"),
+    merkle_subtrees.c.position == sa.bindparam("position"),
+)
+_BLOCK_SQL = (
+    sa.select(events_table.c.seq, events_table.c.hash)
+    .where(events_table.c.seq > sa.bindparam("first"), events_table.c.seq <= sa.bindparam("last"))
+    .order_by(events_table.c.seq)
+)
+
+
 class _Subtrees:
     """MTH(D[a:b]) for a tree of `size` events, from stored subtrees and, below
-    `SUBTREE_LEVEL`, from the event hashes of one block at a time, read once each."""
+    `SUBTREE_LEVEL`, from the tree of one block of event hashes, each block read once."""
 
     def __init__(self, connection: Connection, size: int) -> None:
         self._connection = connection
         self._size = size
-        self._blocks: dict[int, list[bytes]] = {}
+        self._blocks: dict[int, list[list[bytes]]] = {}
 
     def __call__(self, start: int, end: int) -> bytes:
-        if start // _BLOCK == (end - 1) // _BLOCK:
-            block = start // _BLOCK
-            leaves = self._block(block)
-            offset = block * _BLOCK
-            return merkle.root(leaves[start - offset : end - offset])
-        if merkle.is_perfect(start, end):
+        if end - start >= _BLOCK and merkle.is_perfect(start, end):
             height = (end - start).bit_length() - 1
             found = self._connection.execute(
-                sa.select(merkle_subtrees.c.hash).where(
-                    merkle_subtrees.c.level == height,
-                    merkle_subtrees.c.position == start >> height,
-                )
+                _SUBTREE_SQL, {"level": height, "position": start >> height}
             ).scalar()
             if found is not None:
                 return bytes.fromhex(found)
+        block = start // _BLOCK
+        if block == (end - 1) // _BLOCK:
+            offset = block * _BLOCK
+            return _range(self._block(block), start - offset, end - offset)
         middle = start + merkle.split_point(end - start)
         return merkle.node_hash(self(start, middle), self(middle, end))
 
-    def _block(self, block: int) -> list[bytes]:
+    def _block(self, block: int) -> list[list[bytes]]:
+        """The levels of the tree over one block of leaves (the last block may be partial)."""
         if block not in self._blocks:
             first = block * _BLOCK
             last = min(first + _BLOCK, self._size)
-            rows = self._connection.execute(
-                sa.select(events_table.c.seq, events_table.c.hash)
-                .where(events_table.c.seq > first, events_table.c.seq <= last)
-                .order_by(events_table.c.seq)
-            ).all()
+            rows = self._connection.execute(_BLOCK_SQL, {"first": first, "last": last}).all()
             if [row.seq for row in rows] != list(range(first + 1, last + 1)):
                 raise LedgerAltered(
                     f"events between seq {first + 1} and {last} are missing: the ledger was "
                     "altered; run `arbitru ledger verify`"
                 )
             try:
-                self._blocks[block] = [merkle.leaf_hash(row.hash) for row in rows]
+                self._blocks[block] = merkle.levels([merkle.leaf_hash(row.hash) for row in rows])
             except (TypeError, ValueError):
                 raise LedgerAltered(
                     f"a stored hash between seq {first + 1} and {last} is not hexadecimal: the "
