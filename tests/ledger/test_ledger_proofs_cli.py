@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic import command
 from ledger_helpers import game_created, rack
 from typer.testing import CliRunner
 
 from ledger import EventStore
 from ledger.checkpoints import list_checkpoints
+from ledger.database import create_db_engine, migrations_config
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
 from pipelines.cli import app
 
@@ -260,3 +262,43 @@ def test_the_console_script_checks_a_proof_without_any_database(
     assert done.returncode == 0, done.stderr
     assert b"proof holds" in done.stdout
     assert not (tmp_path / "arbitru.db").exists()
+
+
+def _ledger_at(url: str, revision: str) -> None:
+    """A ledger migrated only up to `revision`, holding three events."""
+    engine = create_db_engine(url)
+    try:
+        with engine.begin() as connection:
+            command.upgrade(migrations_config(connection), revision)
+    finally:
+        engine.dispose()
+    with EventStore(url, upgrade=False) as store:
+        store.append("game/g1", [game_created(), rack(1), rack(2)])
+
+
+def test_a_ledger_from_before_checkpoints_is_read_as_having_none_and_upgraded_to_sign(
+    db_url: str, key: Path
+) -> None:
+    _ledger_at(db_url, "0003")
+    proved = arbitru("ledger", "prove", "1", "--db", db_url)
+    assert proved.exit_code == 2
+    assert "no checkpoint yet" in proved.stderr
+    listed = arbitru("ledger", "checkpoints", "--db", db_url, "--json")
+    assert json.loads(listed.stdout) == {"checkpoints": []}
+    made = arbitru("ledger", "checkpoint", "--key", str(key), "--db", db_url, "--json")
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.stdout)["tree_size"] == 3
+
+
+def test_migration_0004_is_not_undone_once_a_checkpoint_is_recorded(
+    sqlite_url: str, key: Path
+) -> None:
+    fill(sqlite_url, 2)
+    arbitru("ledger", "checkpoint", "--key", str(key), "--db", sqlite_url)
+    with EventStore(sqlite_url) as store:
+        with (
+            pytest.raises(RuntimeError, match="checkpoints cannot be removed"),
+            store.engine.begin() as connection,
+        ):
+            command.downgrade(migrations_config(connection), "0003")
+        assert len(list_checkpoints(store)) == 1

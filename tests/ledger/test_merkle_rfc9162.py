@@ -71,7 +71,7 @@ def leaves_of(n: int) -> list[bytes]:
     return [merkle.leaf_hash(event_hash(i)) for i in range(n)]
 
 
-SIZES = [*range(1, 65), 127, 128, 129, 1000, 1023, 1024, 1025]
+SIZES = [*range(1, 65), 127, 128, 129, 1000, 1023, 1024, 1025, 4097, 10_000]
 
 
 @pytest.mark.parametrize("n", SIZES)
