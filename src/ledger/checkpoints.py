@@ -29,6 +29,7 @@ from sqlalchemy.engine import Connection, Engine
 from ledger import merkle
 from ledger.canonical import GENESIS_HASH, chain_hash, envelope_bytes, now_recorded_at
 from ledger.database import read_transaction, write_transaction
+from ledger.envelope import MAX_SEQ
 from ledger.errors import LedgerError
 from ledger.jsonl import row_line
 from ledger.schema import checkpoints as checkpoints_table
@@ -133,9 +134,13 @@ def _find(connection: Connection, tree_size: int | None) -> Checkpoint:
         )
     if tree_size is None:
         return latest
-    row = connection.execute(
-        sa.select(checkpoints_table).where(checkpoints_table.c.tree_size == tree_size)
-    ).first()
+    row = (
+        connection.execute(
+            sa.select(checkpoints_table).where(checkpoints_table.c.tree_size == tree_size)
+        ).first()
+        if 1 <= tree_size <= MAX_SEQ
+        else None
+    )
     if row is None:
         raise CheckpointError(
             f"there is no checkpoint of {tree_size} events; `arbitru ledger checkpoints` lists "

@@ -145,6 +145,9 @@ def test_proving_without_a_checkpoint_or_outside_it_says_what_to_do(store: Event
         prove_inclusion(store, 5)
     with pytest.raises(CheckpointError, match="no checkpoint of 6 events"):
         prove_inclusion(store, 1, 6)
+    for size in (0, -1, 2**64):
+        with pytest.raises(CheckpointError, match=f"no checkpoint of {size} events"):
+            prove_consistency(store, size, size)
     with pytest.raises(CheckpointError, match="must not be larger"):
         prove_consistency(store, 4, 1)
 
