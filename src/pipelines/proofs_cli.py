@@ -93,6 +93,8 @@ def checkpoint_command(
         private_key = load_private_key(key)
     except LedgerError as exc:
         _fail(str(exc))
+    with _store(db):
+        pass  # an existing ledger only: a mistyped URL must not create an empty one
     with _store(db, create=True) as store:
         try:
             checkpoint, created = make_checkpoint(store, private_key)

@@ -302,3 +302,11 @@ def test_migration_0004_is_not_undone_once_a_checkpoint_is_recorded(
         ):
             command.downgrade(migrations_config(connection), "0003")
         assert len(list_checkpoints(store)) == 1
+
+
+def test_checkpoint_of_a_mistyped_path_creates_no_ledger(tmp_path: Path, key: Path) -> None:
+    missing = tmp_path / "typo.db"
+    result = arbitru("ledger", "checkpoint", "--key", str(key), "--db", f"sqlite:///{missing}")
+    assert result.exit_code == 2
+    assert "no Arbitru ledger" in result.stderr
+    assert not missing.exists()
