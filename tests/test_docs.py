@@ -11,7 +11,7 @@ from ledger.catalogue import KNOWN_TYPES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
-OWN_DOCS = ("rules.md", "architecture.md", "record-format.md", "lexicon.md")
+OWN_DOCS = ("rules.md", "architecture.md", "record-format.md", "lexicon.md", "proofs.md")
 
 _FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")

@@ -289,20 +289,21 @@ class EventStore:
             next_seq = page[-1].seq + 1
 
     def iter_rows(
-        self, stream: str | None = None, page_size: int = 5000
+        self, stream: str | None = None, page_size: int = 5000, from_seq: int = 1
     ) -> Iterator[tuple[Any, ...]]:
         """Every event as stored, in `seq` order (of one stream, if given), read page by page
         through the driver: tuples (seq, event_id, stream, version, type, schema, payload,
         meta, recorded_at, prev_hash, hash) whose payload and meta are canonical JSON bytes.
         On SQLite they are the very bytes that were stored (and hashed), so that verification
         and exports see exactly what the database holds; PostgreSQL's jsonb keeps values, not
-        text, so there they are encoded on the way. What verification and exports read."""
+        text, so there they are encoded on the way. What verification and exports read;
+        `from_seq` skips the events before it."""
         postgres = self.engine.dialect.name == "postgresql"
         sql = _PAGE_SQL["postgresql" if postgres else "sqlite"]
         where = "" if stream is None else "stream = {p} AND ".format(p="%s" if postgres else "?")
         sql = sql.format(where=where)
         first = () if stream is None else (stream,)
-        after = 0
+        after = from_seq - 1
         while True:
             with read_transaction(self.engine) as connection:
                 cursor = connection.connection.cursor()
