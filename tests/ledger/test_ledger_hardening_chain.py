@@ -121,7 +121,13 @@ def _game_lines(games: int, per_game: int) -> list[dict]:
     lines = []
     for g in range(games):
         stream = f"game/g{g}"
-        lines.append({"stream": stream, "type": "GameCreated", "payload": {"game_id": f"g{g}"}})
+        lines.append(
+            {
+                "stream": stream,
+                "type": "GameCreated",
+                "payload": {"game_id": f"g{g}", "variant": "duplicate"},
+            }
+        )
         lines += [
             {"stream": stream, "type": "RackDrawn", "payload": {"round": r, "drawn": "AEIR?" * 8}}
             for r in range(1, per_game)
@@ -253,7 +259,10 @@ def test_a_non_restore_import_refuses_recorded_at_going_back_or_into_the_future(
 ) -> None:
     with EventStore(sqlite_url) as store:
         store.append("game/g1", [game_created()])
-    racks = [{"stream": "game/g1", "type": "RackDrawn", "payload": {"round": r}} for r in (1, 2, 3)]
+    racks = [
+        {"stream": "game/g1", "type": "RackDrawn", "payload": {"round": r, "drawn": "AEIR?"}}
+        for r in (1, 2, 3)
+    ]
     cases = [
         ([{**racks[0], "recorded_at": "2019-05-01T10:00:00.000000Z"}], 1, "earlier than"),
         ([{**racks[0], "recorded_at": _stamp(timedelta(days=400))}], 1, "in the future"),
