@@ -169,6 +169,7 @@ class Lexicon:
 
     __slots__ = (
         "_children",
+        "_data",
         "_edge_count",
         "_edges",
         "_height",
@@ -202,6 +203,7 @@ class Lexicon:
         self._height = height
         self._lengths = lengths
         self._edge_count = sum(len(c) for c in children)
+        self._data: bytes | None = None
 
     @classmethod
     def from_words(cls, words: Iterable[str]) -> Lexicon:
@@ -319,7 +321,7 @@ class Lexicon:
             raise LexiconError("lexicon bytes inconsistent: edges out of range")
         pairs = zip(labels, targets, strict=True)
         children = [dict(islice(pairs, first[n + 1] - first[n])) for n in range(nodes)]
-        return cls(
+        lexicon = cls(
             terminal,
             children,
             words,
@@ -329,6 +331,16 @@ class Lexicon:
             lengths.tolist(),
             multisets,
         )
+        lexicon._data = bytes(data)
+        return lexicon
+
+    @property
+    def data(self) -> bytes:
+        """The cache bytes (`to_bytes`), kept from `from_bytes`: the compiled generator
+        (engine.kernel) reads its arrays from them."""
+        if self._data is None:
+            self._data = self.to_bytes()
+        return self._data
 
     def __len__(self) -> int:
         return self._words

@@ -3,19 +3,26 @@
 `main` is where every command ends: output that cannot be written exits 3 with one line on
 stderr, and an unexpected exception is one "internal error" line with exit code 4 (the
 traceback with ARBITRU_DEBUG=1), so that no Python traceback reaches a user.
+
+Sub-apps are imported only when their command runs: `arbitru engine score` never imports the
+ledger's SQLAlchemy and Alembic, and `arbitru --help` lists the sub-apps from `SUB_APPS`
+without importing any. Adding a sub-app is one line there.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated
 
+import click
 import typer
+from typer.core import TyperGroup
+from typer.models import TyperInfo
 
 from engine.echo import echo
-from pipelines.engine_cli import engine_app
 from pipelines.exits import (
     ExitCode,
     OutputNotWritten,
@@ -23,19 +30,59 @@ from pipelines.exits import (
     guarded_output,
     tell,
 )
-from pipelines.ledger_cli import db_app, ledger_app
-from pipelines.lexicon_cli import lexicon_app
+
+SUB_APPS: dict[str, tuple[str, str]] = {
+    "engine": ("pipelines.engine_cli:engine_app", "The rules engine: score moves, find the top."),
+    "ledger": ("pipelines.ledger_cli:ledger_app", "The event ledger."),
+    "db": ("pipelines.ledger_cli:db_app", "The ledger's database."),
+    "lexicon": ("pipelines.lexicon_cli:lexicon_app", "Word lists."),
+}
+"""Sub-app name: (`module:attribute` of its Typer app, the one-line help `arbitru --help`
+shows, which is the app's own help: a test keeps the two equal)."""
+
+
+def load_sub_app(name: str) -> TyperGroup:
+    """The click command of sub-app `name`, importing its module."""
+    where, _ = SUB_APPS[name]
+    module, attribute = where.split(":")
+    return typer.main.get_group_from_info(
+        TyperInfo(getattr(import_module(module), attribute), name=name),
+        pretty_exceptions_short=app.pretty_exceptions_short,
+        rich_markup_mode=app.rich_markup_mode,
+        suggest_commands=app.suggest_commands,
+    )
+
+
+class _SubApps(TyperGroup):
+    """The root group: sub-apps are loaded on first use; listing them in the help loads none."""
+
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *(n for n in SUB_APPS if n not in self.commands)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in SUB_APPS and cmd_name not in self.commands:
+            if self._listing:
+                return TyperGroup(name=cmd_name, help=SUB_APPS[cmd_name][1])
+            self.commands[cmd_name] = load_sub_app(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     name="arbitru",
     help="Record-keeping and arbitration for duplicate Scrabble tournaments.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=_SubApps,
 )
-app.add_typer(engine_app, name="engine")
-app.add_typer(ledger_app, name="ledger")
-app.add_typer(db_app, name="db")
-app.add_typer(lexicon_app, name="lexicon")
 
 
 def _show_version(wanted: bool) -> None:
