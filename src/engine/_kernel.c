@@ -995,6 +995,7 @@ static int read_ints(PyObject *obj, int32_t *out, int n, long lo, long hi, const
  * multiset weights of engine.lexicon. */
 static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds)
 {
+    (void)kwds;
     Py_buffer lexicon;
     int size, bingo_at, bingo;
     PyObject *lf, *wf, *values, *two, *weights;
@@ -1101,9 +1102,21 @@ static PyTypeObject KernelType = {
     .tp_methods = Kernel_methods,
 };
 
+/* In _dawg.c: a lexicon's cache bytes built from its sorted words. */
+PyObject *build_lexicon(PyObject *module, PyObject *args);
+
+static PyMethodDef module_methods[] = {
+    {"build_lexicon", build_lexicon, METH_VARARGS,
+     "build_lexicon(words, weights) -> (nodes, edges, words, payload): the payload of "
+     "Lexicon.to_bytes for sorted, distinct A-Z words, one per line."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef kernel_module = {
     PyModuleDef_HEAD_INIT, .m_name = "engine._kernel",
-    .m_doc = "The compiled move generator of engine.movegen (see engine.kernel).", .m_size = -1,
+    .m_doc = "The compiled move generator of engine.movegen (see engine.kernel) and the "
+             "lexicon builder of engine.lexicon.",
+    .m_size = -1, .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC PyInit__kernel(void)

@@ -31,6 +31,11 @@ from itertools import islice, pairwise
 
 from engine.tiles import fold_word
 
+try:
+    from engine._kernel import build_lexicon as _compiled_build
+except ImportError:  # built without a compiler: this module's builder serves
+    _compiled_build = None
+
 _MAGIC = b"ARBDAWG\x00"
 _VERSION = 5
 # magic, version, nodes, edges, words, multiset filter bytes, crc32 of the payload
@@ -152,7 +157,7 @@ def _what_follows(
     return edges, reach, bytes(height), lengths
 
 
-def _multiset_filter(words: set[str]) -> bytes:
+def _multiset_filter(words: list[str]) -> bytes:
     """The Bloom filter of the words' letter multisets (see `may_have_multiset`)."""
     bits = _filter_bits(len(words))
     bitmap = bytearray(1 << (bits - 3))
@@ -206,21 +211,38 @@ class Lexicon:
         self._data: bytes | None = None
 
     @classmethod
-    def from_words(cls, words: Iterable[str]) -> Lexicon:
+    def from_words(cls, words: Iterable[str], compiled: bool = True) -> Lexicon:
         """Build from any word list; entries are folded (Ș → S) and upper-cased.
 
         A word with a character outside A-Z after folding raises `LexiconError`: the caller
-        decides what a word list may contain, the lexicon only stores letters.
+        decides what a word list may contain, the lexicon only stores letters. The compiled
+        builder (`engine._kernel`, when built) gives the same bytes as this module's, in a
+        fraction of the time and memory; `compiled=False` asks for this module's.
         """
         folded = set()
         for raw in words:
+            # Most lists hold their words folded already: those need no folding.
+            if raw.isascii() and raw.isalpha() and raw.isupper():
+                folded.add(raw)
+                continue
             if not raw.strip():
                 continue
             word = fold_word(raw)
             if word is None:
                 raise LexiconError(f"word {raw!r}: only letters A-Z (after folding) can be stored")
             folded.add(word)
-        terminal, built = _build(sorted(folded))
+        ordered = sorted(folded)
+        del folded
+        if compiled and _compiled_build is not None:
+            text = "\n".join(ordered).encode("ascii")
+            del ordered
+            nodes, edge_count, count, payload = _compiled_build(text, LETTER_WEIGHTS)
+            filter_size = len(payload) - 4 * (nodes + 1) - 14 * nodes - 5 * edge_count
+            header = _HEADER.pack(
+                _MAGIC, _VERSION, nodes, edge_count, count, filter_size, zlib.crc32(payload)
+            )
+            return cls.from_bytes(header + payload)
+        terminal, built = _build(ordered)
         nodes = _parents_first(built)
         order = {node: i for i, node in enumerate(nodes)}
         children = [
@@ -229,8 +251,8 @@ class Lexicon:
         ]
         flags = bytes(terminal[node] for node in nodes)
         edges, reach, height, lengths = _what_follows(children, flags)
-        multisets = _multiset_filter(folded)
-        return cls(flags, children, len(folded), edges, reach, height, lengths, multisets)
+        multisets = _multiset_filter(ordered)
+        return cls(flags, children, len(ordered), edges, reach, height, lengths, multisets)
 
     def to_bytes(self) -> bytes:
         first = array("I", [0])

@@ -24,7 +24,7 @@ from engine.board import Board, BoardError
 from engine.lexicon import Lexicon
 from engine.movegen import MoveGenerator, Top
 from engine.rack import Rack, RackError
-from engine.tiles import JOKER
+from engine.tiles import JOKER, fold_word
 
 
 def test_the_compiled_kernel_is_built_and_importable_in_ci():
@@ -121,7 +121,7 @@ def test_kernel_equals_the_reference_on_random_standard_boards(data):
     assert_same_answers(compiled, reference, board, rack, n, above)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_kernel_equals_the_reference_for_random_racks_on_peer_boards(
     data, peer_pair, peer_positions
@@ -138,9 +138,9 @@ def test_kernel_equals_the_reference_for_random_racks_on_peer_boards(
     assert compiled.best(board, rack, n) == reference.best(board, rack, n) == every[:n]
 
 
-def _outcome(call):
+def _outcome(ask, generator):
     try:
-        return call()
+        return ask(generator)
     except (BoardError, RackError) as exc:
         return (type(exc).__name__, str(exc))
 
@@ -168,7 +168,7 @@ def test_any_board_and_rack_give_the_references_answer_or_its_error_never_a_cras
         lambda g: g.best(board, parsed, n),
         lambda g: g.moves(board, parsed),
     ):
-        assert _outcome(lambda: ask(compiled)) == _outcome(lambda: ask(reference))
+        assert _outcome(ask, compiled) == _outcome(ask, reference)
 
 
 def test_a_board_of_another_size_is_refused_by_the_kernel_as_by_the_reference():
@@ -223,3 +223,32 @@ def test_a_rack_of_jokers_only_finds_the_references_moves():
     compiled, reference = _frs_pair()
     board = Board.parse(["." * 15] * 7 + [".......CASA...."] + ["." * 15] * 7)
     assert_same_answers(compiled, reference, board, Rack(JOKER * 2), 7, 3)
+
+
+def _both_builds(words) -> tuple[bytes, bytes]:
+    if kernel.UNAVAILABLE is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the compiled kernel is required in CI: {kernel.UNAVAILABLE}")
+        pytest.skip(f"the compiled kernel is not built: {kernel.UNAVAILABLE}")
+    return Lexicon.from_words(words).data, Lexicon.from_words(words, compiled=False).to_bytes()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(words=st.lists(st.text(alphabet="ABCDEȘăâ' ", min_size=0, max_size=12), max_size=60))
+def test_compiled_lexicon_build_gives_the_python_builds_bytes_for_any_list(words):
+    storable = [w for w in words if not w.strip() or fold_word(w)]
+    compiled, python = _both_builds(storable)
+    assert compiled == python
+
+
+def test_compiled_lexicon_build_gives_the_python_builds_bytes_for_a_real_list(peer_dictionary):
+    words = list(peer_dictionary.words)[::7]
+    compiled, python = _both_builds(words)
+    assert compiled == python
+    assert list(Lexicon.from_bytes(compiled)) == sorted(set(words))
+
+
+def test_compiled_lexicon_build_refuses_what_the_python_build_refuses():
+    for words in (["CASA", "CA$A"], ["ÆON"]):
+        with pytest.raises(ValueError, match="only letters A-Z"):
+            Lexicon.from_words(words)
