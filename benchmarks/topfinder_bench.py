@@ -138,8 +138,8 @@ def main() -> int:
 
         home = tmp / "home"
         print("\nstart-up, a fresh process each time (median of 5):")
-        score = ["engine", "score", "--board", str(board), positions[0]["played"]["coord"] + ": "
-                 + positions[0]["played"]["word"], "--dict", str(words)]  # fmt: skip
+        played = f"{positions[0]['played']['coord']}: {positions[0]['played']['word']}"
+        score = ["engine", "score", "--board", str(board), "--move", played, "--dict", str(words)]
         for label, command in (
             ("arbitru --help", ["--help"]),
             ("arbitru engine score, one move", score),
@@ -159,6 +159,7 @@ def main() -> int:
                 passes[(limit, pure)] = batch(lines, words, home, limit, pure)
 
     jokers = [p["rack"].count("?") for p in positions]
+    print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(
         f"\n{len(positions)} peer positions, `arbitru engine top --batch`, one pass in file order: "
         "elapsed_ms per position (the search)"

@@ -177,6 +177,7 @@ class Lexicon:
         "_data",
         "_edge_count",
         "_edges",
+        "_flat",
         "_height",
         "_lengths",
         "_multisets",
@@ -189,13 +190,14 @@ class Lexicon:
     def __init__(
         self,
         terminal: bytes,
-        children: list[dict[int, int]],
+        children: list[dict[int, int]] | None,
         words: int,
-        edges: list[int],
-        reach: list[int],
+        edges: list[int] | array,
+        reach: list[int] | array,
         height: bytes,
-        lengths: list[int],
+        lengths: list[int] | array,
         multisets: bytes,
+        flat: tuple[array, bytes, array] | None = None,
     ) -> None:
         self._terminal = terminal
         self._multisets = multisets
@@ -207,7 +209,11 @@ class Lexicon:
         self._reach = reach
         self._height = height
         self._lengths = lengths
-        self._edge_count = sum(len(c) for c in children)
+        # Read from bytes, the edges stay flat (first edge per node, labels, targets) until
+        # `children` is asked for: the compiled generator and `walk` need no dicts, and
+        # building 80,000 of them is most of a load.
+        self._flat = flat
+        self._edge_count = len(flat[1]) if flat else sum(len(c) for c in children or ())
         self._data: bytes | None = None
 
     @classmethod
@@ -221,10 +227,6 @@ class Lexicon:
         """
         folded = set()
         for raw in words:
-            # Most lists hold their words folded already: those need no folding.
-            if raw.isascii() and raw.isalpha() and raw.isupper():
-                folded.add(raw)
-                continue
             if not raw.strip():
                 continue
             word = fold_word(raw)
@@ -258,13 +260,13 @@ class Lexicon:
         first = array("I", [0])
         labels = bytearray()
         targets = array("I")
-        for node in self._children:
+        for node in self.children:
             labels.extend(node.keys())
             targets.extend(node.values())
             first.append(len(labels))
-        edges = array("I", self._edges)
-        reach = array("I", self._reach)
-        lengths = array("I", self._lengths)
+        edges = array("I", self.edges)
+        reach = array("I", self.reach)
+        lengths = array("I", self.lengths)
         if sys.byteorder != "little":
             for numbers in (first, targets, edges, reach, lengths):
                 numbers.byteswap()
@@ -284,7 +286,7 @@ class Lexicon:
         header = _HEADER.pack(
             _MAGIC,
             _VERSION,
-            len(self._children),
+            len(self._terminal),
             len(labels),
             self._words,
             len(self._multisets),
@@ -341,18 +343,8 @@ class Lexicon:
             or (edge_count and (max(labels) > 25 or max(targets) >= nodes))
         ):
             raise LexiconError("lexicon bytes inconsistent: edges out of range")
-        pairs = zip(labels, targets, strict=True)
-        children = [dict(islice(pairs, first[n + 1] - first[n])) for n in range(nodes)]
-        lexicon = cls(
-            terminal,
-            children,
-            words,
-            edges.tolist(),
-            reach.tolist(),
-            height,
-            lengths.tolist(),
-            multisets,
-        )
+        flat = (first, labels, targets)
+        lexicon = cls(terminal, None, words, edges, reach, height, lengths, multisets, flat)
         lexicon._data = bytes(data)
         return lexicon
 
@@ -380,12 +372,12 @@ class Lexicon:
             node, prefix = stack.pop()
             if self._terminal[node] and prefix:
                 yield prefix
-            for letter, child in sorted(self._children[node].items(), reverse=True):
+            for letter, child in sorted(self.children[node].items(), reverse=True):
                 stack.append((child, prefix + chr(_A + letter)))
 
     @property
     def node_count(self) -> int:
-        return len(self._children)
+        return len(self._terminal)
 
     @property
     def edge_count(self) -> int:
@@ -394,6 +386,11 @@ class Lexicon:
     @property
     def children(self) -> list[dict[int, int]]:
         """Per node, its edges `{letter 0-25: child node}`; the generator walks these directly."""
+        if self._children is None:
+            first, labels, targets = self._flat  # type: ignore[misc]
+            pairs = zip(labels, targets, strict=True)
+            counts = (first[n + 1] - first[n] for n in range(len(self._terminal)))
+            self._children = [dict(islice(pairs, count)) for count in counts]
         return self._children
 
     @property
@@ -404,11 +401,15 @@ class Lexicon:
     @property
     def edges(self) -> list[int]:
         """Per node, the 26-bit mask of the letters on its own edges (the keys of `children`)."""
+        if not isinstance(self._edges, list):
+            self._edges = self._edges.tolist()
         return self._edges
 
     @property
     def reach(self) -> list[int]:
         """Per node, the 26-bit mask of letters on some path from it to a word's end."""
+        if not isinstance(self._reach, list):
+            self._reach = self._reach.tolist()
         return self._reach
 
     @property
@@ -419,6 +420,8 @@ class Lexicon:
     @property
     def lengths(self) -> list[int]:
         """Per node, bit i set when a word ends exactly i letters further (i below 32)."""
+        if not isinstance(self._lengths, list):
+            self._lengths = self._lengths.tolist()
         return self._lengths
 
     def may_have_multiset(self, key: int) -> bool:
@@ -436,6 +439,17 @@ class Lexicon:
 
     def walk(self, word: str, node: int = 0) -> int | None:
         """The node reached from `node` by the letters of `word` (A-Z), or None."""
+        if self._children is None:
+            first, labels, targets = self._flat  # type: ignore[misc]
+            for ch in word:
+                letter = ord(ch) - _A
+                if not 0 <= letter < 26:
+                    return None
+                edge = labels.find(letter, first[node], first[node + 1])
+                if edge < 0:
+                    return None
+                node = targets[edge]
+            return node
         children = self._children
         for ch in word:
             nxt = children[node].get(ord(ch) - _A)
