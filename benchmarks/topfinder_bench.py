@@ -14,7 +14,10 @@ process with a fresh data directory, exactly what a user runs:
 - `arbitru engine top --batch` over the positions in file order, one pass, without and with
   `--limit 10`, with the compiled generator and with the pure-Python one (the compiled module
   hidden from the process). A position's time is the `elapsed_ms` the batch reports for it:
-  the search alone, as a batch spends it after loading the dictionary once.
+  the search alone, as a batch spends it after loading the dictionary once;
+- the same four passes in a fresh process through the function the batch calls for each line,
+  timing CPU time: on a shared machine other processes lengthen a position's wall time (a
+  0.2 ms search preempted once takes 10 ms), never its CPU time.
 
 It prints the median, 95th percentile and maximum per number of jokers for each of the four
 passes side by side, and checks exactness: every top equals the independent solver's
@@ -73,6 +76,30 @@ def run(args: list[str], home: Path, pure: bool = False) -> dict:
             "wall": wall,
             "peak_mb": usage.ru_maxrss / 1024,
         }
+
+
+# One pass in a fresh process through the function `engine top --batch` calls per line, timing
+# each position's CPU time too (a busy machine's other processes lengthen wall time only).
+WORKER = """
+import json, sys, time
+from engine.board import Board
+from engine.movegen import MoveGenerator
+from engine.rack import Rack
+from engine.ruleset import load_ruleset
+from pipelines.engine_top import _search
+from pipelines.lexicons import load_dictionary
+positions, words, limit, compiled = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+ruleset = load_ruleset("ro-frs")
+generator = MoveGenerator(ruleset, load_dictionary(words, progress=False), compiled=compiled)
+cpu = []
+for line in open(positions):
+    data = json.loads(line)
+    board, rack = Board.parse(data["board"]), Rack.parse(data["rack"], ruleset)
+    start = time.process_time()
+    _search(generator, board, rack, int(limit) or None)
+    cpu.append((time.process_time() - start) * 1000)
+print(json.dumps(cpu))
+"""
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -154,9 +181,17 @@ def main() -> int:
             )
 
         passes = {}
+        cpu = {}
         for limit in (None, 10):
             for pure in (False, True):
                 passes[(limit, pure)] = batch(lines, words, home, limit, pure)
+                done = subprocess.run(
+                    [sys.executable, "-c", WORKER, str(lines), str(words), str(limit or 0),
+                     "0" if pure else "1"],
+                    capture_output=True, text=True, check=True,
+                    env={**os.environ, "ARBITRU_HOME": str(home)},
+                )  # fmt: skip
+                cpu[(limit, pure)] = json.loads(done.stdout)
 
     jokers = [p["rack"].count("?") for p in positions]
     print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -177,6 +212,20 @@ def main() -> int:
         row = f"  {group!s:<8}{len(chosen):>10}"
         for key in passes:
             ms = [passes[key][i]["elapsed_ms"] for i in chosen]
+            row += f" | {statistics.median(ms):7.3f} {percentile(ms, 0.95):8.3f} {max(ms):8.2f}"
+        print(row)
+
+    print(
+        "\nthe same pass in a fresh process, through the function the batch calls per line: "
+        "CPU ms per position"
+    )
+    print(header)
+    print(f"  {'':<18}" + " | median    p95      max  " * 4)
+    for group in groups:
+        chosen = [i for i, j in enumerate(jokers) if group == "all" or j == group]
+        row = f"  {group!s:<8}{len(chosen):>10}"
+        for key in cpu:
+            ms = [cpu[key][i] for i in chosen]
             row += f" | {statistics.median(ms):7.3f} {percentile(ms, 0.95):8.3f} {max(ms):8.2f}"
         print(row)
 
