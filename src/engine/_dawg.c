@@ -74,6 +74,8 @@ static int same_node(const Builder *b, uint32_t c, const PathNode *p)
 {
     if (b->terminal[c] != p->terminal || b->count[c] != p->n)
         return 0;
+    if (!p->n)
+        return 1;
     return memcmp(b->letters + b->start[c], p->letter, p->n) == 0 &&
            memcmp(b->targets + b->start[c], p->target, p->n * sizeof(uint32_t)) == 0;
 }
@@ -126,9 +128,11 @@ static int64_t commit(Builder *b, const PathNode *p)
     b->start[c] = (uint32_t)b->edges;
     b->terminal[c] = p->terminal;
     b->count[c] = p->n;
-    memcpy(b->letters + b->edges, p->letter, p->n);
-    memcpy(b->targets + b->edges, p->target, p->n * sizeof(uint32_t));
-    b->edges += p->n;
+    if (p->n) { /* a leaf may come before any edge storage exists */
+        memcpy(b->letters + b->edges, p->letter, p->n);
+        memcpy(b->targets + b->edges, p->target, p->n * sizeof(uint32_t));
+        b->edges += p->n;
+    }
     if (!set_index(b, p->id, c))
         return -1;
     return c;
@@ -334,6 +338,8 @@ PyObject *build_lexicon(PyObject *module, PyObject *args)
     if (!seen || !postorder || !stack_node || !stack_pos || !sorted || !order)
         goto memory;
     for (size_t c = 0; c < total; c++) {
+        if (!b.count[c])
+            continue;
         memcpy(sorted + b.start[c], b.targets + b.start[c], b.count[c] * sizeof(uint32_t));
         qsort(sorted + b.start[c], b.count[c], sizeof(uint32_t), compare_u32);
     }

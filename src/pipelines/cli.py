@@ -15,12 +15,13 @@ import os
 import sys
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import click
 import typer
 from typer.core import TyperGroup
-from typer.models import TyperInfo
+
+if TYPE_CHECKING:  # Typer brings its own click (vendored or as a dependency): never import it
+    import click
 
 from engine.echo import echo
 from pipelines.exits import (
@@ -42,15 +43,12 @@ shows, which is the app's own help: a test keeps the two equal)."""
 
 
 def load_sub_app(name: str) -> TyperGroup:
-    """The click command of sub-app `name`, importing its module."""
+    """The command group of sub-app `name`, importing its module."""
     where, _ = SUB_APPS[name]
     module, attribute = where.split(":")
-    return typer.main.get_group_from_info(
-        TyperInfo(getattr(import_module(module), attribute), name=name),
-        pretty_exceptions_short=app.pretty_exceptions_short,
-        rich_markup_mode=app.rich_markup_mode,
-        suggest_commands=app.suggest_commands,
-    )
+    group = typer.main.get_group(getattr(import_module(module), attribute))
+    group.name = name
+    return group
 
 
 class _SubApps(TyperGroup):
