@@ -6,6 +6,7 @@ sub-apps from `cli.SUB_APPS` without importing them, so that list must say what 
 says of itself.
 """
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,10 +22,11 @@ HEAVY = ("sqlalchemy", "alembic", "ledger.store", "ledger.database")
 
 # Runs the CLI, then prints (at exit) the heavy modules the process imported.
 PROBE = (
-    "import atexit, sys\n"
+    "import atexit, json, sys\n"
     f"heavy = {HEAVY!r}\n"
-    "atexit.register(lambda: print('LOADED', sorted({m.split('.')[0] if m.split('.')[0] != "
-    "'ledger' else m for m in sys.modules if m.startswith(heavy)}), file=sys.stderr))\n"
+    "atexit.register(lambda: print('LOADED', json.dumps(sorted({m.split('.')[0] if "
+    "m.split('.')[0] != 'ledger' else m for m in sys.modules if m.startswith(heavy)})), "
+    "file=sys.stderr))\n"
     "from pipelines.cli import main\n"
     "main()\n"
 )
@@ -35,7 +37,7 @@ def loaded(*args: str, home: Path) -> tuple[int, list[str]]:
                           timeout=120, check=False, env={"ARBITRU_HOME": str(home),
                           "PATH": "/usr/bin:/bin"})  # fmt: skip
     line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED"))
-    return done.returncode, eval(line.removeprefix("LOADED "))
+    return done.returncode, json.loads(line.removeprefix("LOADED "))
 
 
 @pytest.mark.parametrize(
