@@ -21,7 +21,8 @@ from datetime import datetime
 
 from engine.bag import Bag
 from engine.board import Board
-from engine.games import rounds
+from engine.games import anticipation_views, rounds
+from engine.games.anticipation_rules import Replacing
 from engine.games.context import Judgement
 from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
 from engine.placement import Tile
@@ -62,6 +63,8 @@ class PlayerResult:
     penalty: int
     total: int
     code: str | None
+    replacement: Replacing | None = None
+    """Anticipation: the player's replacement for the round, as written and as read."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +107,12 @@ class Position:
 
 
 def round_top(state: GameState, rnd: RoundState) -> RoundTop | None:
-    """The round's top: final once closed, else what closing now would place."""
+    """The round's top: final once closed, else what closing now would place (none in
+    anticipation, where every player plays their own board)."""
     if rnd.closed:
         return rnd.top
+    if state.created is not None and state.created.variant == "anticipation":
+        return None
     return rounds.round_top(state, rnd)
 
 
@@ -171,7 +177,7 @@ def round_results(state: GameState, n: int) -> RoundResults:
         results.append(
             PlayerResult(
                 player_id, joined.name, _views(state, rnd, player), player.parts, score, solo,
-                bonus, penalty, score + bonus - penalty, code,
+                bonus, penalty, score + bonus - penalty, code, player.replacement,
             )
         )  # fmt: skip
     notes = tuple(note for note in state.notes if note.round == n)
@@ -209,8 +215,14 @@ def standings(state: GameState) -> tuple[Standing, ...]:
 
 
 def position(state: GameState, player_id: str | None = None) -> Position:
-    """The board, rack and bag now; with a player, their own board in an open last round."""
+    """The board, rack and bag now; with a player, their own board in an open last round (in
+    anticipation, their own board at any moment, and the group they play)."""
     current = state.current
+    created = state.created
+    if player_id is not None and created is not None and created.variant == "anticipation":
+        board, rack, laid = anticipation_views.own_position(state, player_id)
+        number = current.number if current is not None else None
+        return Position(number, board, rack, state.bag, laid, state.over, state.ended)
     board, rack = state.board, state.rack
     last_move: tuple[Tile, ...] = ()
     closed = [r for r in state.rounds if r.closed and r.top is not None]
