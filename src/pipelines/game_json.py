@@ -30,6 +30,7 @@ from engine.notation import Move, format_move
 from engine.placement import Tile
 from engine.problems import CODES
 from ledger import NewEvent, RecordedEvent
+from pipelines.game_anticipation import replacing_json, sheet_json
 
 
 def emit_json(value: Any) -> None:
@@ -149,6 +150,7 @@ def _player_json(result: PlayerResult) -> dict[str, Any]:
         "total": result.total,
         "code": result.code,
         "message": reason_message(result.code, result),
+        "replacement": replacing_json(result.replacement),
     }
 
 
@@ -298,4 +300,6 @@ def position_json(game_id: str, state: GameState, spot: Position, player: str | 
     }
     if player is not None:
         value["player"] = player
+        if state.created is not None and state.created.variant == "anticipation":
+            value["sheet"] = sheet_json(state, player)
     return value

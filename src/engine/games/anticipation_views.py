@@ -65,9 +65,10 @@ class PlayerSheet:
     rounds: tuple[RoundLine, ...]
 
 
-def _part_text(rnd: RoundState, part: PartResult) -> str:
-    what = "stock" if rnd.last and part.part == 1 else "group"
-    label = f"part {part.part} ({what} {part.rack})" if rnd.last else f"{what} {part.rack}"
+def _part_text(rnd: RoundState, part: PartResult, joker_for: str | None) -> str:
+    stock = rnd.last and part.part == 1
+    tiles = f"{'stock' if stock else 'group'} {show_tiles(part.rack, None if stock else joker_for)}"
+    label = f"part {part.part} ({tiles})" if rnd.last else tiles
     move = part.judgement.move
     text = format_move(move) if move is not None else part.judgement.text
     if part.code is None:
@@ -89,7 +90,7 @@ def _line(rnd: RoundState, sheet: Sheet, player: PlayerRound) -> RoundLine:
         lines.append(f"replacement {replacing.text!r} {verdict}: {replacing.message}")
     if not player.parts:
         lines.append("no submission")
-    lines += [_part_text(rnd, part) for part in player.parts]
+    lines += [_part_text(rnd, part, joker_for) for part in player.parts]
     annulled = any(p.code == "annulled" for p in player.parts)
     if annulled and replacing is not None and replacing.applied:
         lines.append("the annulment does not undo the round's replacement (rule 9)")
