@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType, ModuleType
 
-from engine.games import anticipation, duplicate
+from engine.games import anticipation, completiv, duplicate
 from engine.games.commands import Command
 from engine.games.context import GameContext, Judgement, context_for
 from engine.games.events import Event, Recorded
@@ -53,7 +53,7 @@ def initial_state(resolve: Resolve) -> GameState:
 
 
 VARIANTS: Mapping[str, ModuleType] = MappingProxyType(
-    {"duplicate": duplicate, "anticipation": anticipation}
+    {"duplicate": duplicate, "completiv": completiv, "anticipation": anticipation}
 )
 """The variant modules, by GameCreated.variant: each has `decide` and `evolve`. A game of a
 variant not listed is kept as ignored from its GameCreated on (`variant_not_supported`)."""
