@@ -16,12 +16,13 @@ All are pure functions of the state: every number shown is recomputed from the e
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
 from engine.bag import Bag
 from engine.board import Board
-from engine.games import anticipation_views, rounds
+from engine.games import anticipation_rules, anticipation_views, rounds
 from engine.games.anticipation_rules import Replacing
 from engine.games.context import Judgement
 from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
@@ -123,6 +124,9 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
     corrections = {p.correction.event_id: p for p in player.parts if p.correction is not None}
     revoked = {d.event_id for d in rnd.decisions if not d.standing}
     judged_on = {p.part: (p.board, p.rack) for p in player.parts}
+    judge = context.judge
+    if state.created is not None and state.created.variant == "anticipation":
+        judge = functools.partial(anticipation_rules.judge, context, joker_for=None)
     views = []
     for entry in player.received:
         board, rack = judged_on.get(entry.part, (rnd.board, rnd.rack))
@@ -134,7 +138,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
                     entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
                     entry.source, entry.correction, entry.reason, status or "counted",
                     part.judgement if status != "corrected" else
-                    context.judge(board, rack, entry.text),
+                    judge(board, rack, entry.text),
                     part.score if status != "corrected" else 0,
                 )
             )  # fmt: skip
@@ -147,7 +151,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
             SubmissionView(
                 entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
                 entry.source, entry.correction, entry.reason, status,
-                context.judge(board, rack, entry.text), 0,
+                judge(board, rack, entry.text), 0,
             )
         )  # fmt: skip
     return tuple(views)

@@ -298,3 +298,12 @@ def test_there_is_no_top_and_each_player_has_their_own_board(game):
     assert position(game.state, "bob").board.rows[7] == ".......BASTI..."
     assert [(s.player_id, s.total) for s in standings(game.state)][:2] == [("bob", 28), ("ana", 12)]
     assert game.replayed() == game.state
+
+
+def test_a_superseded_submission_is_shown_read_in_the_seeds_notation(game):
+    _replace(game, "ana", "-B+Bo")
+    _submit(game, "ana", "H8: SERBoATI", at=-3)
+    _submit(game, "ana", "H8: SARIT", at=-1)
+    superseded, counted = _result(game, "ana").submissions
+    assert (superseded.status, counted.status) == ("superseded", "counted")
+    assert (superseded.judgement.move.word, superseded.judgement.move.jokers) == ("SERBATI", (3,))
