@@ -134,7 +134,7 @@ def _seed(game: str, seed_file: Path | None) -> str:
 def create_command(
     game: GameArg,
     variant: Annotated[
-        str, typer.Option("--variant", help="duplicate or anticipation (completiv: not yet).")
+        str, typer.Option("--variant", help="duplicate, completiv or anticipation.")
     ] = "duplicate",
     player: Annotated[
         list[str] | None,

@@ -42,7 +42,7 @@ from pipelines.lexicons import resolve as resolve_list
 RETRIES = 5
 """How many times a command is decided again after another terminal wrote first."""
 
-PLAYABLE_VARIANTS = ("duplicate", "anticipation")
+PLAYABLE_VARIANTS = ("duplicate", "completiv", "anticipation")
 """The variants whose rules exist; games of the others cannot be created yet."""
 
 

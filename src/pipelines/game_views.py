@@ -30,6 +30,7 @@ from ledger import RecordedEvent
 from pipelines.board_svg import board_svg
 from pipelines.board_view import board_table
 from pipelines.game_anticipation import replacing_text, show_sheet
+from pipelines.game_completiv import show_player as show_completiv_player
 from pipelines.game_json import (
     dictionary_note,
     emit_json,
@@ -235,6 +236,8 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
             written = escape(replacing_text(player.replacement)) + "\n" + written
         judged = [_judged(v) for v in player.submissions] or ["[dim]no submission[/]"]
         judged += [_words(v.judgement) for v in player.submissions if v.status == "counted"]
+        judged += [escape(n) for v in player.submissions if v.status == "counted"
+                   for n in v.judgement.notes]  # fmt: skip
         sums = [str(player.score)]
         if player.bonus:
             sums.append(f"+{player.bonus} solo")
@@ -366,6 +369,7 @@ def show_position(
     out.print(f"rack: [bold]{spot.rack or '-'}[/]   bag: {len(spot.bag)} tile(s)")
     if player is not None and state.created is not None:
         show_sheet(out, state, player)
+        show_completiv_player(out, state, player)
     if spot.over or spot.ended:
         out.print(f"game over: {spot.ended or spot.over}")
     show_standings(game_id, state)
