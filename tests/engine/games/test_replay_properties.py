@@ -4,6 +4,7 @@ raises, whatever a recorded event says."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from functools import lru_cache
 
@@ -53,7 +54,7 @@ SEED = "property-seed"
 PLAYERS = ("ana", "bob", "cid", "zoe")  # zoe never joins
 NONSENSE = ("", "H8", "I think ARC", "H8: QQQ", "Z99: A", "8H: DAMA = 3 p")
 REPLACEMENTS = ("-A+Bo", "-E+(E)", "-S+T", "-Q+A", "A cu B", "-I+B", "-R+A")
-VARIANTS = ("duplicate", "anticipation")
+VARIANTS = ("duplicate", "completiv", "anticipation")
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -71,7 +72,17 @@ def _moves(words, state, player: str) -> list[str]:
     @lru_cache(maxsize=64)
     def best(rows: tuple[str, ...], rack: str) -> tuple[str, ...]:
         moves = generate_moves(board, rack, state.context.ruleset, words)
-        return tuple(format_move(m.move) for m in moves[:4])
+        texts = [format_move(m.move) for m in moves[:4]]
+        if state.created.variant == "completiv":
+            # the computer's tops with their chosen letter marked, written after the word,
+            # and left unmarked (a notation error)
+            for top in state.context.top(board, rack).moves[:2]:
+                move = top.move
+                texts.append(format_move(move))
+                if move.chosen is not None:
+                    after = replace(move, chosen=replace(move.chosen, at=None))
+                    texts += [format_move(after), format_move(replace(move, chosen=None))]
+        return tuple(texts)
 
     return list(best(board.rows, rack))
 
