@@ -156,9 +156,9 @@ class CompletivContext(GameContext):
             if top.top_score > best:
                 best, found = top.top_score, {}
             for scored in top.moves:
-                marked = _marked(board, rack, scored.move)
-                key = (marked.row, marked.col, marked.across, marked.word, marked.jokers)
-                found.setdefault(key, ScoredMove(marked, scored.score))
+                move = marked(board, rack, scored.move)
+                key = (move.row, move.col, move.across, move.word, move.jokers)
+                found.setdefault(key, ScoredMove(move, scored.score))
         moves = sorted(found.values(), key=_canonical)
         return Top(best if moves else 0, tuple(moves))
 
@@ -168,7 +168,7 @@ def _besides_count(verdict: Verdict) -> tuple[Problem, ...]:
     return tuple(p for p in verdict.problems if p.code != "more_than_the_game_has")
 
 
-def _marked(board: Board, rack: str, move: Move) -> Move:
+def marked(board: Board, rack: str, move: Move) -> Move:
     """A generated move with its tile from the stock marked in place (`[X]`, `[(X)]`)."""
     laid = _new_tiles(board, move)
     extra = Counter(key for _, key in laid) - Counter(rack)
