@@ -38,8 +38,9 @@ from engine.games.commands import (
     Submit,
 )
 from engine.games.state import GameState
-from engine.movegen import MoveGenerator
+from engine.movegen import MoveGenerator, ScoredMove
 from engine.notation import Move, format_move
+from engine.rack import RackError
 from engine.tiles import JOKER
 from engine.verdict import check_move
 from ledger import EventStore
@@ -195,7 +196,7 @@ class _Game:
         """(part, text) of a player's submissions: in the last round, the stock first."""
         texts = []
         if last:
-            found = self.generator.moves(board, plan.stock) if plan.stock else []
+            found = self._moves(board, plan.stock)
             if found and self.rng.random() < 0.8:
                 chosen = self.sim._choose(player.habits, found)
                 texts.append((1, self._write(player, chosen.move)))
@@ -203,13 +204,21 @@ class _Game:
                     (t.row, t.col, t.cell)
                     for t in check_move(board, chosen.move, self.ruleset, self.dictionary).tiles
                 )
-        found = self.generator.moves(board, plan.group)
+        found = self._moves(board, plan.group)
         if found:
             chosen = self.sim._choose(player.habits, found)
             real = plan.group.count(plan.joker_for) - 1 if plan.joker_for else 0
             written = self._write(player, chosen.move, plan.joker_for, board, real)
             texts.append((2 if last else 1, written))
         return texts
+
+    def _moves(self, board: Board, tiles: str) -> list[ScoredMove]:
+        """Every move of the tiles on the board, best first; none when the tiles a player
+        believes they hold are more copies of a letter than the game has."""
+        try:
+            return self.generator.moves(board, tiles) if tiles else []
+        except RackError:
+            return []
 
     def _write(
         self,

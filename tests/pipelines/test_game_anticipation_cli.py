@@ -5,6 +5,10 @@ own board, stock and eliminated letters in `game replay --player`."""
 
 from __future__ import annotations
 
+import re
+import shlex
+from pathlib import Path
+
 import pytest
 from game_cli_helpers import Arbiter
 
@@ -84,3 +88,18 @@ def test_replay_player_shows_the_players_own_sheet_in_words(arbiter: Arbiter) ->
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.stdout.split())
     assert "stock ?B" in text and "round 1 (open)" in text and "SER(B)ATI scores 64" in text
+
+
+def test_docs_anticipation_round_runs_as_written(sqlite_url: str) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "anticipation.md").read_text("utf-8")
+    block = re.search(r"```sh\n(.*?)```", page, re.S)
+    assert block is not None
+    arbiter = Arbiter(sqlite_url, game="an1")
+    for line in block.group(1).splitlines():
+        words = shlex.split(line, comments=True)
+        assert words[:2] == ["arbitru", "game"], line
+        result = arbiter.run(*words[2:], actor=False)
+        assert result.exit_code == 0, (line, result.output)
+    bob = arbiter.view("replay", "an1", "--player", "bob")["sheet"]
+    assert (bob["stock"], bob["eliminated"], bob["total"]) == ("??", "BE", 12)
+    assert bob["rounds"][0]["replacement_code"] == "replaced_letter_not_in_group"

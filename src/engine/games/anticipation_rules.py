@@ -7,7 +7,7 @@ for D): the replaced letter goes into the stock, which always holds two tiles. T
 the (modified) group that the submission does not lay are eliminated; in the last round the
 player may first lay the stock's two tiles (part 1), then the group (part 2).
 
-Decisions where the federation's text is silent (restated in docs/rules.md):
+Decisions where the federation's text is silent (restated in docs/anticipation.md):
 - a replacement is read against the group drawn and the stock the player had at the start of
   the round; one that cannot be applied (unreadable, the letter replaced not in the group, the
   letter taken not in the stock) or that arrived after the deadline counts as none, and the
