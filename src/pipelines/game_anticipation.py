@@ -73,9 +73,13 @@ def sheet_json(state: GameState, player_id: str) -> dict[str, Any]:
     }
 
 
-def show_sheet(out: Console, state: GameState, player_id: str) -> None:
-    """A player's stock, eliminated letters and score, and each round explained."""
+def show_sheet(out: Console, state: GameState, player_id: str | None) -> None:
+    """A player's stock, eliminated letters and score, and each round explained (in an
+    anticipation game; without a player, how to see one's own board)."""
     if not _anticipation(state):
+        return
+    if player_id is None:
+        out.print("every player plays their own board: give --player P to see theirs")
         return
     sheet = player_sheet(state, player_id)
     eliminated = sheet.eliminated.replace("?", "(joker)") or "-"

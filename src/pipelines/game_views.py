@@ -367,8 +367,8 @@ def show_position(
     highlight = [(t.row, t.col, t.cell) for t in spot.last_move]
     out.print(board_table(spot.board, ruleset, highlight))
     out.print(f"rack: [bold]{spot.rack or '-'}[/]   bag: {len(spot.bag)} tile(s)")
+    show_sheet(out, state, player)
     if player is not None and state.created is not None:
-        show_sheet(out, state, player)
         show_completiv_player(out, state, player)
     if spot.over or spot.ended:
         out.print(f"game over: {spot.ended or spot.over}")

@@ -103,3 +103,17 @@ def test_docs_anticipation_round_runs_as_written(sqlite_url: str) -> None:
     bob = arbiter.view("replay", "an1", "--player", "bob")["sheet"]
     assert (bob["stock"], bob["eliminated"], bob["total"]) == ("??", "BE", 12)
     assert bob["rounds"][0]["replacement_code"] == "replaced_letter_not_in_group"
+
+
+def test_replay_without_a_player_says_each_has_their_own_board(arbiter: Arbiter) -> None:
+    shown = arbiter.run("replay", "an1", actor=False)
+    assert shown.exit_code == 0, shown.output
+    assert "give --player P" in " ".join(shown.stdout.split())
+
+
+def test_game_replace_in_a_duplicate_game_is_refused(sqlite_url: str) -> None:
+    arbiter = Arbiter(sqlite_url, game="hd9")
+    arbiter.ok("create", "hd9", "--player", "ana")
+    arbiter.ok("draw", "hd9", "--tiles", "ABEIRST")
+    message = arbiter.refused(1, "replace", "hd9", "--player", "ana", "--text", "-B+Bo")
+    assert "not a duplicate command" in message
