@@ -120,6 +120,7 @@ def loaded(db: str, game: str) -> Game:
 
 
 def actor_of(actor: str | None) -> str:
+    """Who records the events: --actor (or ARBITRU_ACTOR), else the user's login name."""
     if actor:
         return actor
     try:
@@ -129,6 +130,7 @@ def actor_of(actor: str | None) -> str:
 
 
 def time_option(text: str | None, option: str) -> datetime | None:
+    """A time option's value in UTC, or a clear error naming the option."""
     if text is None:
         return None
     try:

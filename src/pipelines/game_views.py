@@ -49,21 +49,19 @@ err = Console(stderr=True, highlight=False)
 
 
 def _event_line(event: dict[str, Any]) -> str:
-    payload = ", ".join(
-        f"{key}={json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value}"
+    """A payload as `key=value` pairs (strings bare, other values as JSON)."""
+    return ", ".join(
+        f"{key}={value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
         for key, value in event["payload"].items()
     )
-    return payload
 
 
-def show_outcome(
-    outcome: Outcome, *, as_json: bool, round_number: int | None, game_id: str | None = None
-) -> None:
+def show_outcome(outcome: Outcome, *, as_json: bool, round_number: int | None) -> None:
     """The events a command appended, or in a dry run would append (and then how the round's
     results and the standings would change)."""
     recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
     events = [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)]
-    game = game_id or outcome.stream.split("/", 1)[1]
+    game = outcome.stream.split("/", 1)[1]
     number = round_number if round_number is not None else _round_touched(outcome)
     if as_json:
         value: dict[str, Any] = {
@@ -101,6 +99,7 @@ def show_outcome(
 
 
 def _round_touched(outcome: Outcome) -> int | None:
+    """The round the command was about: the last one its events name, else the current one."""
     for event in reversed(outcome.events):
         number = event.payload.get("round")
         if isinstance(number, int):

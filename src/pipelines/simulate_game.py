@@ -145,7 +145,9 @@ class _Game:
             ]
         )
 
-    def _hand_draw(self, plan: draws.DrawPlan, state: GameState, vowels: frozenset[str]) -> tuple:
+    def _hand_draw(
+        self, plan: draws.DrawPlan, state: GameState, vowels: frozenset[str]
+    ) -> tuple[str, tuple[str, ...]]:
         """Tiles drawn by hand from the bag; draws breaking the rule go back and are redrawn."""
         bag: Bag = state.bag
         rejected: list[str] = []
@@ -275,16 +277,20 @@ class _Game:
                 self._note("penalty", number)
 
     def _choose_top(self, number: int, at: datetime) -> None:
-        """Equal tops with different moves: the arbiter picks one (a TopChosen)."""
+        """Equal tops with different moves: the arbiter picks one (a TopChosen). When no
+        submission counts, the arbiter places the engine's best move, so the game goes on."""
         rnd = self._state().current
         assert rnd is not None
         tied = tied_moves(rnd)
-        if len(tied) < 2:
+        if len(tied) > 1:
+            move = _sequence_text(self.rng.choice(tied))
+            self._note("top_chosen", number)
+        elif not tied and (found := self.sim.generator.moves(rnd.board, rnd.rack)):
+            move = format_move(found[0].move)
+            self._note("top_placed_by_arbiter", number)
+        else:
             return
-        chosen = self.rng.choice(tied)
-        self._do([ChooseTop(number, _sequence_text(chosen), actor=self.scenario.arbiter,
-                            received_at=at)])  # fmt: skip
-        self._note("top_chosen", number)
+        self._do([ChooseTop(number, move, actor=self.scenario.arbiter, received_at=at)])
 
     def _end(self, rounds: int, reason: str) -> Played:
         s = self.scenario

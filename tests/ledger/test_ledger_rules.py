@@ -29,6 +29,10 @@ from pipelines.cli import app
 
 runner = CliRunner()
 
+OPENING = {"game_id": "g1", "variant": "duplicate"}
+"""A GameCreated payload `arbitru ledger import` accepts (it refuses payloads that do not
+decode); these tests are about envelopes."""
+
 
 def _invoke(*args: str):
     return runner.invoke(app, list(args))
@@ -210,20 +214,23 @@ def test_upgrading_a_0001_ledger_to_0002_keeps_its_events_and_adds_the_guard(
 def test_version_and_schema_above_2_to_the_31_minus_1_are_refused_naming_the_line(
     db_url: str, tmp_path: Path
 ) -> None:
+    drawn = {"round": 1, "drawn": "AEIR"}
     lines = [
-        {"stream": "game/g1", "type": "GameCreated", "payload": {"game_id": "g1"}},
-        {"stream": "game/g1", "type": "RackDrawn", "payload": {}, "version": 2**40},
-        {"stream": "game/g1", "type": "RackDrawn", "payload": {}, "schema": 2**63},
-        {"stream": "game/g1", "type": "RackDrawn", "payload": {}, "schema": 2**31 - 1},
+        {"stream": "game/g1", "type": "GameCreated", "payload": OPENING},
+        {"stream": "game/g1", "type": "RackDrawn", "payload": drawn, "version": 2**40},
+        {"stream": "game/g1", "type": "RackDrawn", "payload": drawn, "schema": 2**63},
+        {"stream": "game/g1", "type": "RackDrawn", "payload": drawn, "schema": 2**31 - 1},
     ]
     source = tmp_path / "big.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     result = _invoke("ledger", "import", str(source), "--db", db_url, "--json")
     assert result.exit_code == 1, result.output
     errors = {e["line"]: " ".join(e["problems"]) for e in json.loads(result.stdout)["errors"]}
-    assert sorted(errors) == [2, 3]
+    assert sorted(errors) == [2, 3, 4]
     assert "version must be at most 2147483647" in errors[2]
     assert "schema must be at most 2147483647" in errors[3]
+    # the envelope takes 2**31 - 1; the payload check refuses a schema it cannot read
+    assert errors[4].startswith("schema: schema 2147483647 is newer"), errors[4]
     with EventStore(db_url) as store:
         store.append("game/g1", [game_created()])
         with pytest.raises(EnvelopeError, match="at most"):
@@ -374,7 +381,7 @@ def test_import_of_a_directory_says_it_is_a_directory(sqlite_url: str, tmp_path:
 
 
 def test_import_accepts_a_byte_order_mark_on_line_1(sqlite_url: str, tmp_path: Path) -> None:
-    line = {"stream": "game/g1", "type": "GameCreated", "payload": {"game_id": "g1"}}
+    line = {"stream": "game/g1", "type": "GameCreated", "payload": OPENING}
     source = tmp_path / "bom.jsonl"
     source.write_bytes(b"\xef\xbb\xbf" + json.dumps(line).encode() + b"\n")
     result = _invoke("ledger", "import", str(source), "--db", sqlite_url, "--json")
@@ -386,9 +393,10 @@ def test_import_version_conflict_says_what_the_line_asked_and_where_the_stream_i
     sqlite_url: str, tmp_path: Path
 ) -> None:
     lines = [
-        {"stream": "game/g1", "type": "GameCreated", "payload": {"game_id": "g1"}},
-        {"stream": "game/g1", "type": "RackDrawn", "payload": {}, "version": 5},
-    ]
+        {"stream": "game/g1", "type": "GameCreated", "payload": OPENING},
+        {"stream": "game/g1", "type": "RackDrawn", "payload": {"round": 1, "drawn": "AEIR"},
+         "version": 5},
+    ]  # fmt: skip
     source = tmp_path / "conflict.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     result = _invoke("ledger", "import", str(source), "--db", sqlite_url, "--json")

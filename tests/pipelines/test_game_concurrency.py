@@ -4,8 +4,11 @@ state, and either recorded on top of it or refused with the rules' reason."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from game_cli_helpers import Arbiter, create
@@ -96,3 +99,26 @@ def test_terminals_submitting_at_once_all_get_recorded(db_url: str) -> None:
         "cri",
         "dan",
     ]
+
+
+def test_two_processes_closing_the_same_round_one_wins_the_other_is_refused(
+    db_url: str,
+) -> None:
+    arbiter = Arbiter(db_url)
+    _round_open(arbiter)
+    arbiter.ok("submit", "hd1", "--player", "ana", "--text", "H8: VARA")
+    script = str(Path(sys.executable).with_name("arbitru"))
+    terminals = [
+        subprocess.Popen(
+            [script, "game", "close-round", "hd1", "--db", db_url, "--actor", f"arbiter-{i}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in (1, 2)
+    ]
+    finished = [(t.wait(timeout=300), t.stderr.read() if t.stderr else "") for t in terminals]
+    assert sorted(code for code, _ in finished) == [0, 1]
+    [loser] = [" ".join(err.split()) for code, err in finished if code == 1]
+    assert "round 1 is closed" in loser and "Traceback" not in loser
+    assert arbiter.events().count("RoundClosed") == 1

@@ -9,9 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from engine.games.events import decode_event
 from ledger import EventStore, import_events
+from ledger.catalogue import KNOWN_TYPES
 from pipelines.cli import app
 from pipelines.game_records import check_payload
 
@@ -137,3 +141,36 @@ def test_the_check_covers_tournament_and_game_events() -> None:
     assert "payload.variant" in str(
         check_payload("GameCreated", 1, {"game_id": "g", "variant": "x"})
     )
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    type_name=st.sampled_from(sorted(KNOWN_TYPES)),
+    schema=st.integers(-2, 3),
+    payload=st.dictionaries(
+        st.sampled_from(["round", "player_id", "text", "drawn", "game_id", "variant", "name",
+                         "points", "part", "deadline", "move", "event_id", "reason", "season",
+                         "tournament_id", "settings", "dictionary", "rejected", "seed"])
+        | st.text(max_size=6),
+        _json_values,
+        max_size=6,
+    ),
+)  # fmt: skip
+def test_any_json_payload_either_decodes_or_is_refused_naming_a_field(
+    type_name: str, schema: int, payload: dict[str, Any]
+) -> None:
+    problem = check_payload(type_name, schema, payload)
+    if problem is None:
+        decode_event(type_name, schema, payload)
+    else:
+        assert problem.startswith(("payload.", "schema:")), problem
+        assert problem.endswith(f"(the payload of {type_name} does not decode)")

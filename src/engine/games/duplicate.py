@@ -20,7 +20,9 @@ notes it); a top choice that later annulments or corrections made stale no longe
 solo bonus needs at least `solo_min_players` players in the game; with `top_source: computer`,
 closing records the engine's best move (the first in canonical order when several share the
 score, unless the arbiter chose one of them) and, in a last round, the best move again with the
-tiles left until none can be laid.
+tiles left until none can be laid; a recorded computer TopChosen is accepted on replay when it
+is a valid move (a replay never reruns the search, so it stays fast and does not depend on the
+move generator's version).
 """
 
 from __future__ import annotations

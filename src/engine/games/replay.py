@@ -8,7 +8,8 @@
     initial_state(resolve: Callable[[GameCreated], GameContext]) -> GameState
         The state before any event (what `decide(state, CreateGame(...))` starts from).
     evolve(state, recorded: Recorded) -> GameState
-        One step of the fold, by the game's variant; never raises on a recorded event.
+        One step of the fold, by the game's variant (`VARIANTS`); never raises on a recorded
+        event.
     decide(state, command) -> list[Event]
         The events a command records, by the game's variant (`GameRuleError` when refused).
     replay(events: Iterable[Recorded], resolve) -> GameState

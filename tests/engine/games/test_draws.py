@@ -158,3 +158,13 @@ def test_revealed_seed_rederives_every_draw_and_notes_a_mismatch(table):
 @pytest.mark.parametrize("seed", ["demo-seed", "x"])
 def test_seed_commitment_is_the_sha256_of_the_seed(seed):
     assert seed_commitment(seed) == hashlib.sha256(seed.encode()).hexdigest()
+
+
+def test_the_derivation_printed_in_docs_draws_md_gives_the_documented_draw(ruleset):
+    from pathlib import Path
+
+    text = (Path(__file__).parents[3] / "docs" / "draws.md").read_text(encoding="utf-8")
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(code, namespace)
+    assert namespace["draw"]("demo-seed", 1, 0, Bag.full(ruleset).tiles(), 7) == "NNAMDAE"
