@@ -84,6 +84,12 @@ def _check(state: GameState, events: list[Event], command: Command) -> list[Even
 def _create(state: GameState, command: CreateGame) -> list[Event]:
     """The duplicate's checks of a new game (ruleset, settings, seed, players), then the same
     events naming this variant."""
+    if "top_source" in command.settings:
+        raise GameRuleError(
+            "bad_setting",
+            "settings.top_source: an anticipation round has no top (every player plays their"
+            " own board): drop it",
+        )
     as_duplicate = dataclasses.replace(command, variant="duplicate")
     events = duplicate.decide(state, as_duplicate)
     return [

@@ -307,3 +307,10 @@ def test_a_superseded_submission_is_shown_read_in_the_seeds_notation(game):
     superseded, counted = _result(game, "ana").submissions
     assert (superseded.status, counted.status) == ("superseded", "counted")
     assert (superseded.judgement.move.word, superseded.judgement.move.jokers) == ("SERBATI", (3,))
+
+
+def test_an_anticipation_game_has_no_top_source(words):
+    refused = Table(words).refuse(
+        CreateGame(game_id="a3", variant="anticipation", settings={"top_source": "computer"})
+    )
+    assert refused.code == "bad_setting"
