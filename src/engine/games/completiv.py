@@ -19,7 +19,7 @@ is what the top did not use of the drawn tiles (`rounds.laid_from`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from weakref import WeakKeyDictionary
 
 from engine.bag import Bag
@@ -58,7 +58,7 @@ def completiv_context(context: GameContext, created: GameCreated) -> CompletivCo
     found = _CONTEXTS.get(context)
     if found is None:
         size, _ = _draw_size(context, created)
-        settings = changed(context.settings, draw_size=size)
+        settings = replace(context.settings, draw_size=size)
         found = _CONTEXTS[context] = CompletivContext(context.ruleset, settings, context.dictionary)
     return found
 
