@@ -23,6 +23,7 @@ from engine.games.commands import (
     DeclareReplacement,
     DrawRack,
     Player,
+    RevealSeed,
     Revoke,
     Submit,
 )
@@ -100,6 +101,8 @@ def test_rule_1_fourteen_groups_of_seven_from_the_98_letters_jokers_start_in_eve
     assert Counter(drawn) == Counter(Bag.full(load_ruleset("ro-frs")).tiles().replace("?", ""))
     assert game.state.rounds[-1].last and not game.state.rounds[-2].last
     assert game.refuse(DrawRack(round=15, seed="s")).code == "game_over"
+    game.run(RevealSeed(seed="s"))
+    assert game.state.seed == "s" and not game.state.notes
     assert game.replayed() == game.state
 
 
@@ -157,6 +160,7 @@ def test_rule_5_a_joker_may_replace_the_same_letter_keeping_the_real_one_in_the_
     for player in ("ana", "bob"):
         result = _result(game, player)
         assert result.score == 64, player
+        assert result.parts[0].judgement.verdict.bonus == 50, "all 7 letters of the group"
         tiles = result.parts[0].tiles
         assert [(t.letter, t.joker) for t in tiles if t.joker] == [("B", True)]
     assert _result(game, "cid").code == "tile_not_on_rack"
