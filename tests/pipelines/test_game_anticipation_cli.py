@@ -117,3 +117,17 @@ def test_game_replace_in_a_duplicate_game_is_refused(sqlite_url: str) -> None:
     arbiter.ok("draw", "hd9", "--tiles", "ABEIRST")
     message = arbiter.refused(1, "replace", "hd9", "--player", "ana", "--text", "-B+Bo")
     assert "not a duplicate command" in message
+
+
+def test_replay_at_an_event_shows_the_players_sheet_as_it_was_then(arbiter: Arbiter) -> None:
+    replaced = arbiter.ok("replace", "an1", "--player", "bob", "--text", "-B+Bo")
+    arbiter.ok("submit", "an1", "--player", "bob", "--text", "H8: SARIT")
+    arbiter.ok("close-round", "an1")
+    seq = str(replaced["events"][0]["seq"])
+    then = arbiter.view("replay", "an1", "--player", "bob", "--at", seq)
+    assert then["board"][7] == "." * 15 and then["rack"] == "A?EIRST"
+    sheet = then["sheet"]
+    assert (sheet["group"], sheet["stock"], sheet["eliminated"]) == ("A?EIRST", "?B", "")
+    assert sheet["rounds"][0]["explanations"][2] == "no submission"
+    now = arbiter.view("replay", "an1", "--player", "bob")["sheet"]
+    assert (now["group"], sorted(now["eliminated"])) == ("", ["?", "E"])
