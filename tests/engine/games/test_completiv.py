@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from game_table import T0, Table, minutes
 
+from engine.bag import Bag
+from engine.board import Board
 from engine.games.commands import (
     CloseRound,
     CreateGame,
@@ -219,3 +221,17 @@ def test_completiv_replay_equals_the_incremental_state(completiv):
     game.run(CloseRound(round=2))
     assert game.replayed() == game.state
     assert game.state.bag.count("?") == 1
+
+
+def test_last_round_stock_is_empty_so_a_chosen_letter_laid_is_annulled(completiv):
+    """Once the draw has emptied the bag, nothing is left to choose: rule b applies."""
+    game = completiv()
+    context = game.state.context
+    rack = "AEIRST"
+    lying = Bag.full(context.ruleset).take(rack).tiles().replace("?", "e")
+    cells = lying + "." * (15 * 15 - len(lying))
+    board = Board(tuple(cells[i : i + 15] for i in range(0, 15 * 15, 15)))
+    assert not stock_of(context.ruleset, board, rack)
+    chosen = context.judge(board, rack, "K1: [J]ARISTE")
+    assert chosen.problems[0].code == "completiv_letter_not_in_stock"
+    assert chosen.score == 0
