@@ -1,17 +1,24 @@
 """Ledger throughput: appends (batches of 1 and of 100), reading, and read + verify of the
-whole chain, on SQLite and PostgreSQL.
+whole chain, on SQLite and PostgreSQL; then the time and peak memory of `arbitru ledger
+import` of a season-sized file (200,000 events by default), and of importing its export again
+(every event already stored, so all skipped).
 
-    python benchmarks/ledger_bench.py [--events N] [--pg-url URL | --no-pg]
+    python benchmarks/ledger_bench.py [--events N] [--import-events N] [--pg-url URL | --no-pg]
 
 Targets on SQLite (issue 3): at least 5,000 events/s appended in batches of 100 and at least
-100,000 events/s read and verified. The SQLite file lives in a temporary folder; the
-PostgreSQL part runs in a scratch database created next to the one in --pg-url and dropped
-afterwards, and is skipped with a message when no server answers.
+100,000 events/s read and verified. Import (issue 7): under 150 MB resident whatever the file
+size; each import runs in a fresh process, whose peak resident size the kernel reports when it
+ends (`wait4`). The SQLite file lives in a temporary folder; the PostgreSQL part runs in a
+scratch database created next to the one in --pg-url and dropped afterwards, and is skipped
+with a message when no server answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -102,12 +109,73 @@ def _postgres(admin_url: str, events: int, singles: int) -> None:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def _season_file(path: Path, events: int, per_game: int = 200) -> int:
+    """A file of whole games as a federation's season would hold them: each game opened by
+    GameCreated, then submissions. Returns its size in bytes."""
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(events):
+            game, index = divmod(n, per_game)
+            stream = f"game/s{game}"
+            if index == 0:
+                line = {"type": "GameCreated", "payload": {"game_id": f"s{game}"}}
+            else:
+                line = {
+                    "type": "SubmissionReceived",
+                    "payload": {
+                        "round": index,
+                        "player_id": f"p{index % 40}",
+                        "text": "H4: JU(C)ATOR",
+                    },
+                    "meta": {"actor": "arbitru-ana", "received_at": "2026-11-30T08:07:35Z"},
+                }
+            line = {"stream": stream, "event_id": str(uuid.UUID(int=n + 1)), **line}
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return path.stat().st_size
+
+
+def _run_measured(*args: str) -> tuple[float, float]:
+    """Run `arbitru ARGS` in a fresh process: (seconds, peak resident MB)."""
+    script = Path(sys.executable).with_name("arbitru")
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [str(script), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    err = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"arbitru {' '.join(args)} failed: {err.decode(errors='replace')}")
+    return elapsed, usage.ru_maxrss / 1024  # kilobytes on Linux
+
+
+def bench_import(folder: Path, events: int) -> None:
+    """Time and peak memory of importing a season, then of importing its export again."""
+    source = folder / "season.jsonl"
+    size = _season_file(source, events)
+    db = f"sqlite:///{folder / 'season.db'}"
+    print(f"\nImport into SQLite, each in a fresh `arbitru` process ({events:,} events)")
+    seconds, peak = _run_measured("ledger", "import", str(source), "--db", db)
+    print(f"  {'import, new events':<32} {seconds:>8.1f} s  {peak:>6.0f} MB peak  ", end="")
+    print(f"({size / 2**20:.0f} MB file, {events / seconds:,.0f} events/s)")
+    export = folder / "export.jsonl"
+    _run_measured("ledger", "export", "--db", db, "--out", str(export))
+    seconds, peak = _run_measured("ledger", "import", str(export), "--db", db)
+    print(
+        f"  {'import of its export, skipped':<32} {seconds:>8.1f} s  {peak:>6.0f} MB peak  ", end=""
+    )
+    print(f"({export.stat().st_size / 2**20:.0f} MB file)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=20_000, help="events appended by 100")
     parser.add_argument("--singles", type=int, default=1_000, help="events appended one by one")
     parser.add_argument("--pg-url", default=DEFAULT_PG_URL)
     parser.add_argument("--no-pg", action="store_true", help="SQLite only")
+    parser.add_argument(
+        "--import-events", type=int, default=200_000, help="events of the imported file (0: skip)"
+    )
     args = parser.parse_args()
     print(f"Python {sys.version.split()[0]}; {args.events} events in batches of 100, ", end="")
     print(f"{args.singles} one by one; SQLite in WAL mode with synchronous=FULL")
@@ -116,6 +184,9 @@ def main() -> None:
         _report("SQLite (file, WAL)", bench(url, args.events, args.singles))
     if not args.no_pg:
         _postgres(args.pg_url, args.events, args.singles)
+    if args.import_events:
+        with tempfile.TemporaryDirectory() as folder:
+            bench_import(Path(folder), args.import_events)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
     python benchmarks/topfinder_bench.py [--positions FILE] [--words FILE] [--repeat N]
                                          [--no-default]
 
-For every position of /work/shared/data/peer-positions (with the word list given there) the
+For every peer position (`shared/data/peer-positions` in the directory that contains the
+checkout, an external test data set; or --positions and --words), with its word list, the
 maximum must equal the independent solver's `max_score`, and scoring its `played` move must give
 `points`; any mismatch is printed and the exit code is 1. Prints the median, 95th percentile
 and maximum milliseconds per position, for 0, 1 and 2 jokers and overall, then the lexicon's

@@ -1,6 +1,6 @@
 """Moves as players write them, read into structured moves and written back canonically.
 
-Every form of RULES.md "Notation" is read: `H8: VARA` (row letter first: across) and
+Every form of docs/rules.md 1.6 is read: `H8: VARA` (row letter first: across) and
 `8H: VARA` (column first: down) in any case; the whole word including letters already on the
 board; jokers as `(C)` or as a lowercase letter beside capitals; a claimed score (`= 52 p`,
 `= 52`, `52 puncte`, `(167 p)`); an online game's prefix (`P19-T1 - `); the completiv letter

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from engine.bag import Bag
 from engine.board import EMPTY, Board, square_name
+from engine.echo import echo
 from engine.notation import Move
 from engine.problems import Problem
 from engine.rack import Rack
@@ -145,7 +146,7 @@ def place(board: Board, move: Move, ruleset: Ruleset, rack: Rack | None = None) 
     end_row, end_col = squares[-1]
     if end_row >= n or end_col >= n:
         last_on_board = square_name(min(end_row, n - 1), min(end_col, n - 1))
-        message = f"{move.word} runs off the board after {last_on_board}"
+        message = f"{echo(move.word, quote=False)} runs off the board after {last_on_board}"
         return Placement(move, (), (Problem("off_board", message),))
 
     rows = board.rows

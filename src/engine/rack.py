@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from engine.bag import Bag, tile_name
+from engine.echo import echo
 from engine.ruleset import Ruleset
 from engine.tiles import JOKER, fold
 
@@ -26,14 +27,16 @@ class Rack:
             if ch == JOKER or ch in ruleset.tile_counts:
                 continue
             if ch in ruleset.jokers_only:
-                raise RackError(f"rack {text!r}: {ch} has no tile; only a joker '?' stands for it")
-            raise RackError(f"rack {text!r}: {ch!r} is not a tile (letters A-Z, '?' a joker)")
+                raise RackError(
+                    f"rack {echo(text)}: {ch} has no tile; only a joker '?' stands for it"
+                )
+            raise RackError(f"rack {echo(text)}: {ch!r} is not a tile (letters A-Z, '?' a joker)")
         if len(letters) > ruleset.rack_size:
             raise RackError(
-                f"rack {text!r}: {len(letters)} tiles, a rack holds at most {ruleset.rack_size}"
+                f"rack {echo(text)}: {len(letters)} tiles, a rack holds at most {ruleset.rack_size}"
             )
         for ch, n, held in Bag.full(ruleset).shortage(Counter(letters)):
-            raise RackError(f"rack {text!r}: {n} {tile_name(ch)}, the bag holds only {held}")
+            raise RackError(f"rack {echo(text)}: {n} {tile_name(ch)}, the bag holds only {held}")
         return cls(letters)
 
     def counts(self) -> dict[str, int]:

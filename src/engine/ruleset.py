@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
+from engine.echo import echo
 from engine.tiles import ALPHABET
 
 PREMIUM_KINDS = ("triple_word", "double_word", "triple_letter", "double_letter")
@@ -243,13 +244,13 @@ def ruleset_from_toml(text: str) -> Ruleset:
 
 
 def load_ruleset(name: str = "ro-frs") -> Ruleset:
-    """A ruleset shipped with the engine, by name."""
-    path = resources.files("engine") / "rulesets" / f"{name}.toml"
-    if not path.is_file():
-        shipped = sorted(
-            p.name.removesuffix(".toml")
-            for p in (resources.files("engine") / "rulesets").iterdir()
-            if p.name.endswith(".toml")
-        )
-        raise RulesetError(f"unknown ruleset {name!r} (shipped: {', '.join(shipped)})")
-    return ruleset_from_toml(path.read_text(encoding="utf-8"))
+    """A ruleset shipped with the engine, by name. The name is looked up among the shipped
+    files, never joined into a path: a name too long for the file system, or one holding
+    `/`, is an unknown ruleset like any other."""
+    folder = resources.files("engine") / "rulesets"
+    shipped = sorted(
+        p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
+    )
+    if name not in shipped:
+        raise RulesetError(f"unknown ruleset {echo(name)} (shipped: {', '.join(shipped)})")
+    return ruleset_from_toml((folder / f"{name}.toml").read_text(encoding="utf-8"))

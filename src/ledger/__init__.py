@@ -19,9 +19,16 @@ from ledger.errors import (
     VersionConflict,
 )
 from ledger.importer import ImportReport, import_events
-from ledger.jsonl import JsonlError, write_export
+from ledger.jsonl import JsonlError, PayloadCheck, write_export
 from ledger.store import EventStore, Head, open_store
-from ledger.verify import VerifyProblem, VerifyResult, verify_chain, verify_file, verify_store
+from ledger.verify import (
+    VerifyProblem,
+    VerifyResult,
+    verify_chain,
+    verify_file,
+    verify_rows,
+    verify_store,
+)
 
 __all__ = [
     "GENESIS_HASH",
@@ -35,6 +42,7 @@ __all__ = [
     "LedgerError",
     "NewEvent",
     "NoLedger",
+    "PayloadCheck",
     "RecordedEvent",
     "StreamStructureError",
     "VerifyProblem",
@@ -44,6 +52,7 @@ __all__ = [
     "open_store",
     "verify_chain",
     "verify_file",
+    "verify_rows",
     "verify_store",
     "write_export",
 ]

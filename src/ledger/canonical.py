@@ -1,10 +1,11 @@
 """The canonical byte encoding of an envelope and the hash chain built on it.
 
-This is the contract an independent verifier implements (README.md, "Canonical encoding"):
-the JSON text of the envelope without `hash`, keys sorted by Unicode code point at every level,
-no insignificant white space, non-ASCII characters written as themselves in UTF-8, integers
-as plain decimal integers; then `hash = SHA-256(prev_hash || canonical bytes)`, where
-`prev_hash` is taken as its 64 lowercase hexadecimal ASCII characters.
+This is the contract an independent verifier implements (docs/record-format.md, "Canonical
+encoding and hash chain"): the JSON text of the envelope without `hash`, keys sorted by Unicode
+code point at every level, no insignificant white space, non-ASCII characters written as
+themselves in UTF-8, integers as plain decimal integers; then
+`hash = SHA-256(prev_hash || canonical bytes)`, where `prev_hash` is taken as its 64 lowercase
+hexadecimal ASCII characters.
 """
 
 from __future__ import annotations

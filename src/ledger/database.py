@@ -6,15 +6,24 @@ Writers are serialised so that `seq` order is commit order: a reader following t
 transaction starts with `BEGIN IMMEDIATE` (the database's single write lock, taken up front,
 waited for under a busy timeout); on PostgreSQL it starts by taking a transaction-level
 advisory lock. Reads start a plain deferred transaction, for a consistent snapshot.
+
+An engine opened `read_only` (what the reading commands use) never writes. On SQLite it is a
+normal connection with `query_only` set when the file and its folder may be written (so that
+the last reader still tidies the `-wal` and `-shm` files away), and otherwise a SQLite
+read-only connection: `immutable=1` when no `-wal` file holds committed events (nothing is
+created beside the file, no lock is taken), `mode=ro` when one does (its events must be read).
+An in-memory SQLite database is refused for writing: its events would vanish with the process.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from alembic import command
@@ -27,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from ledger.errors import DatabaseError, NoLedger
 
 DEFAULT_URL = "sqlite:///arbitru.db"
-"""The embedded default: a SQLite file in the current directory (DESIGN.md)."""
+"""The embedded default: a SQLite file in the current directory (docs/architecture.md)."""
 
 APPEND_LOCK_KEY = 0x4172626974727531
 """PostgreSQL advisory lock taken by every write transaction (the bytes of "Arbitru1")."""
@@ -62,14 +71,15 @@ def normalise_url(url: str) -> sa.URL:
     return parsed
 
 
-def create_db_engine(url: str) -> Engine:
-    """An engine for a ledger URL, configured for serialised writes on either backend. On
-    PostgreSQL the isolation level is pinned to READ COMMITTED whatever the server's default:
-    a writer must see the last event committed before it obtained the lock, which a snapshot
-    taken at the transaction's first statement (REPEATABLE READ) would not show."""
+def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
+    """An engine for a ledger URL, configured for serialised writes on either backend, or,
+    `read_only`, for reading only (see the module docstring). On PostgreSQL the isolation
+    level is pinned to READ COMMITTED whatever the server's default: a writer must see the
+    last event committed before it obtained the lock, which a snapshot taken at the
+    transaction's first statement (REPEATABLE READ) would not show."""
     parsed = normalise_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(parsed)
+        return _sqlite_engine(parsed, read_only)
     try:
         return sa.create_engine(
             parsed,
@@ -86,23 +96,66 @@ def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
-def _sqlite_engine(url: sa.URL) -> Engine:
+def is_in_memory(url: sa.URL) -> bool:
+    """True for a SQLite database held in the process's memory: `sqlite://`,
+    `sqlite:///:memory:`, `sqlite:///file::memory:` and any `mode=memory` URI."""
+    if url.get_backend_name() != "sqlite":
+        return False
     database = url.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
-        folder = Path(database).expanduser().resolve().parent
+    name = database.removeprefix("file:").split("?", 1)[0]
+    return (
+        database in ("", ":memory:")
+        or url.query.get("mode") == "memory"
+        or (database.startswith("file:") and name in ("", ":memory:"))
+    )
+
+
+def refuse_in_memory(engine: Engine) -> None:
+    """Refuse to write to an in-memory SQLite database: every event would be lost when the
+    process ends, after being reported as recorded."""
+    if is_in_memory(engine.url):
+        raise DatabaseError(
+            f"{engine.url.render_as_string(hide_password=True)} is an in-memory SQLite "
+            "database: what is written there vanishes when the command ends. Give a file, "
+            "e.g. sqlite:///arbitru.db, or a PostgreSQL URL"
+        )
+
+
+def _sqlite_file(url: sa.URL) -> Path | None:
+    """The file of a plain SQLite URL (`sqlite:///PATH`); None for memory and `file:` URIs."""
+    database = url.database or ""
+    if url.get_backend_name() != "sqlite" or database.startswith("file:") or is_in_memory(url):
+        return None
+    return Path(database).expanduser()
+
+
+def _sqlite_engine(url: sa.URL, read_only: bool) -> Engine:
+    path = _sqlite_file(url)
+    if path is not None:
+        folder = path.resolve().parent
         if not folder.is_dir():
             raise DatabaseError(
-                f"cannot create the SQLite ledger {database!r}: folder {folder} does not exist"
+                f"cannot create the SQLite ledger {url.database!r}: folder {folder} does not exist"
             )
-    engine = sa.create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+    read_url = _read_only_url(url, path) if read_only and path is not None else None
+    engine = sa.create_engine(
+        read_url or url,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
+        poolclass=sa.pool.SingletonThreadPool if is_in_memory(url) else None,
+    )
+    if read_url is not None:
+        engine.url = url  # messages name the database as the user gave it
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = FULL")
+        if read_only:
+            cursor.execute("PRAGMA query_only = ON")
+        else:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -113,10 +166,34 @@ def _sqlite_engine(url: sa.URL) -> Engine:
     return engine
 
 
+def _read_only_url(url: sa.URL, path: Path) -> sa.URL | None:
+    """The SQLite URI that reads `path` without writing anything, or None when a normal
+    connection does (see the module docstring); None too for a missing file, which the
+    caller reports."""
+    if not path.is_file() or (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return None
+    wal = path.with_name(path.name + "-wal")
+    pending = wal.is_file() and wal.stat().st_size > 0
+    shm = path.with_name(path.name + "-shm")
+    if pending and not shm.is_file() and not os.access(path.parent, os.W_OK):
+        raise DatabaseError(
+            f"the SQLite ledger {path} has committed events still in {wal.name}, which SQLite "
+            f"reads only with an index file {shm.name} beside it, and none can be created in "
+            f"the read-only folder {path.parent}: copy {path.name} and {wal.name} together to "
+            "a folder you may write, or ask the ledger's owner to run any Arbitru command on "
+            "it (the last connection to close merges the -wal file into the database)"
+        )
+    query = {**url.query, "uri": "true", "mode": "ro"}
+    if not pending:
+        query["immutable"] = "1"
+    return url.set(database="file:" + quote(str(path.resolve())), query=query)
+
+
 @contextmanager
 def write_transaction(engine: Engine, lock_key: int = APPEND_LOCK_KEY) -> Iterator[Connection]:
     """A transaction holding the ledger's write lock from its first statement to its end;
     committed when the block ends normally, rolled back otherwise."""
+    refuse_in_memory(engine)
     with engine.connect() as connection:
         connection = connection.execution_options(**{_WRITE: True})
         with connection.begin():
@@ -190,12 +267,32 @@ def _driver_errors(engine: Engine, problem: str) -> Iterator[None]:
     `problem` (what the database is not) with the driver's first line."""
     try:
         yield
-    except sa.exc.OperationalError as exc:
-        raise unreachable(engine, exc) from None
-    except sa.exc.DatabaseError as exc:
-        raise DatabaseError(
-            f"{engine.url.render_as_string(hide_password=True)} {problem}: {_first_line(exc)}"
-        ) from None
+    except sa.exc.DBAPIError as exc:
+        raise driver_error(engine, exc, problem) from None
+
+
+def driver_error(engine: Engine, exc: sa.exc.DBAPIError, problem: str) -> DatabaseError:
+    """The ledger's own error for a driver error: a damaged SQLite file, a database that
+    cannot be reached, or `problem` (what the database is not) with the driver's first line."""
+    first = _first_line(exc)
+    if engine.dialect.name == "sqlite" and ("malformed" in first or "not a database" in first):
+        return damaged(engine, first)
+    if isinstance(exc, sa.exc.OperationalError):
+        return unreachable(engine, exc)
+    return DatabaseError(f"{engine.url.render_as_string(hide_password=True)} {problem}: {first}")
+
+
+def damaged(engine: Engine, detail: str) -> DatabaseError:
+    """The error for a SQLite file that is not whole (truncated, overwritten in part, copied
+    while written), saying how to get the ledger back."""
+    return DatabaseError(
+        f"the SQLite ledger {engine.url.render_as_string(hide_password=True)} is damaged "
+        f"({detail}): the file was truncated or overwritten, or copied while it was being "
+        "written. Keep it aside and restore the ledger from your latest export into a new "
+        "file: `arbitru ledger import EXPORT.jsonl --db sqlite:///NEW.db "
+        "--require-same-hashes`, then check it with `arbitru ledger verify --db "
+        "sqlite:///NEW.db --expect-head SEQ:HASH` against the head you published"
+    )
 
 
 @contextmanager
@@ -223,9 +320,8 @@ def require_ledger(engine: Engine) -> None:
     ledger at a schema revision this code knows; raise `NoLedger` when there is none. A
     SQLite file that does not exist is not even opened, so that no empty file is left behind
     by a mistyped path. An older revision is fine for reading: every revision reads alike."""
-    database = engine.url.database or ""
-    sqlite_path = engine.dialect.name == "sqlite" and not database.startswith("file:")
-    if sqlite_path and (database in ("", ":memory:") or not Path(database).expanduser().is_file()):
+    path = _sqlite_file(engine.url)
+    if is_in_memory(engine.url) or (path is not None and not path.is_file()):
         raise NoLedger(_no_ledger_message(engine))
     with _inspecting(engine) as connection:
         if not sa.inspect(connection).has_table("events"):
@@ -258,9 +354,14 @@ def unreachable(engine: Engine, exc: Exception) -> DatabaseError:
             f"another writer for {SQLITE_BUSY_TIMEOUT_S:.0f} s; retry, or look for a process "
             "stuck in the middle of a write"
         )
+    what = (
+        "that the file and its folder exist and may be read"
+        if engine.dialect.name == "sqlite"
+        else "that the server is running"
+    )
     return DatabaseError(
         f"cannot open the database {engine.url.render_as_string(hide_password=True)}: "
-        f"{_first_line(exc)}; check the URL (--db or ARBITRU_DB) and that the server is running"
+        f"{_first_line(exc)}; check the URL (--db or ARBITRU_DB) and {what}"
     )
 
 

@@ -19,7 +19,7 @@ from ledger.catalogue import KNOWN_TYPES, kinds_holding, stream_kind
 
 STREAM_FORMAT = "(tournament|game)/[a-z0-9][a-z0-9-]{0,63}"
 """A stream id, as a regular expression: a stream kind, a slash and a lowercase id
-(EVENTS.md)."""
+(docs/record-format.md)."""
 
 STREAM_PATTERN = re.compile(f"^{STREAM_FORMAT}\\Z")
 
@@ -66,7 +66,7 @@ class NewEvent:
 
 @dataclass(frozen=True)
 class RecordedEvent:
-    """An event as the ledger holds it: the full envelope of EVENTS.md. `payload` and `meta`
+    """An event as the ledger holds it: the envelope of docs/record-format.md. `payload` and `meta`
     are plain dicts for convenience; treat them as read-only."""
 
     seq: int
@@ -120,7 +120,7 @@ def check_type(stream: object, event_type: object) -> list[str]:
     if not isinstance(event_type, str):
         return [f"type must be a string, got {_kind(event_type)}"]
     if event_type not in KNOWN_TYPES:
-        return [f"type {event_type!r} is not a known event type (see EVENTS.md)"]
+        return [f"type {event_type!r} is not a known event type (see docs/record-format.md)"]
     on_stream = isinstance(stream, str) and STREAM_PATTERN.match(stream)
     if on_stream and event_type not in stream_kind(str(stream)).types:
         kinds = "/".join(kinds_holding(event_type))
@@ -173,7 +173,7 @@ def check_positive(name: str, value: object, maximum: int = MAX_COUNTER) -> list
 
 def check_event_type(event_type: object) -> list[str]:
     """Problems with an event type as an export carries it: any non-empty string. The
-    catalogue grows (EVENTS.md), so verifying an export never consults it."""
+    catalogue grows (docs/record-format.md), so verifying an export never consults it."""
     if not isinstance(event_type, str) or not event_type:
         return [f"type must be a non-empty string, got {event_type!r}"]
     return []

@@ -1,5 +1,5 @@
-"""JSON Lines, the interchange format of EVENTS.md: parsing lines into envelopes with errors
-that carry the line number, and writing exports.
+"""JSON Lines, the interchange format of docs/record-format.md: parsing lines into envelopes
+with errors that carry the line number, and writing exports.
 
 An export line is the canonical encoding (see `ledger.canonical`) of the full envelope,
 `hash` included, followed by `\\n`. Because that form is unique, a verifier can insist on it
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -76,6 +77,14 @@ def parse_line(raw: bytes | str, line: int) -> dict[str, Any]:
     is not a single JSON object in UTF-8 with unique keys."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        if text.startswith("\ufeff"):
+            raise JsonlError(
+                line,
+                [
+                    "the line starts with a byte order mark (bytes EF BB BF): only the first "
+                    "line of a file may carry one; remove it"
+                ],
+            )
         value = json.loads(
             text, object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant
         )
@@ -91,8 +100,8 @@ def parse_line(raw: bytes | str, line: int) -> dict[str, Any]:
 
 
 def import_line(obj: dict[str, Any], line: int) -> ImportLine:
-    """Check one parsed line against the import rules of EVENTS.md. Raises `JsonlError` that
-    lists every problem of the line."""
+    """Check one parsed line against the import rules of docs/record-format.md. Raises
+    `JsonlError` that lists every problem of the line."""
     problems = [f"unknown field {k!r}" for k in sorted(set(obj) - ENVELOPE_FIELDS)]
     for required in ("stream", "type", "payload"):
         if required not in obj:
@@ -205,7 +214,7 @@ def write_rows(lines: Iterable[bytes], out: IO[bytes]) -> int:
     return count
 
 
-def numbered_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+def numbered_lines(source: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
     """The non-blank lines of an import file with their 1-based numbers; a UTF-8 byte order
     mark opening line 1 is dropped. Lines are split on `\\n` only: U+2028 and friends are
     legal inside JSON strings."""
@@ -216,23 +225,31 @@ def numbered_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
             yield number, raw
 
 
-def read_import(source: IO[bytes]) -> tuple[list[ImportLine], list[JsonlError]]:
-    """Every line of an import file, checked: the valid lines and an error per bad line.
-    Beyond single lines, an `event_id` may appear only once in a file."""
-    lines: list[ImportLine] = []
-    errors: list[JsonlError] = []
-    first_seen: dict[str, int] = {}
+PayloadCheck = Callable[[str, int, dict[str, Any]], str | None]
+"""A check of an event's payload beyond its envelope, given (type, schema, payload): the
+problem as one sentence, or None. The pipelines pass the engine's event decoder; the ledger
+itself knows envelopes only."""
+
+
+def import_lines(
+    source: Iterable[bytes], payload_check: PayloadCheck | None = None
+) -> Iterator[ImportLine | JsonlError]:
+    """Every non-blank line of an import file, checked, in file order: a valid line or the
+    error of a bad one, read one at a time so that a file of any size takes little memory.
+    Beyond single lines, an `event_id` may appear only once in a file (only the ids and
+    their line numbers are remembered), and `payload_check`, when given, is asked about
+    every line whose envelope is valid."""
+    first_seen: dict[bytes, int] = {}
     for number, raw in numbered_lines(source):
         try:
             parsed = import_line(parse_line(raw, number), number)
         except JsonlError as exc:
-            errors.append(exc)
+            yield exc
             continue
-        earlier = first_seen.setdefault(parsed.event.event_id, number)
+        event = parsed.event
+        earlier = first_seen.setdefault(uuid.UUID(event.event_id).bytes, number)
         if earlier != number:
-            errors.append(
-                JsonlError(number, [f"event_id {parsed.event.event_id} already on line {earlier}"])
-            )
+            yield JsonlError(number, [f"event_id {event.event_id} already on line {earlier}"])
             continue
-        lines.append(parsed)
-    return lines, errors
+        problem = payload_check(event.type, event.schema, event.payload) if payload_check else None
+        yield JsonlError(number, [problem]) if problem else parsed

@@ -1,4 +1,5 @@
-"""The events table, the only table of the ledger.
+"""The ledger's tables: the events, and the signed checkpoints over them with the Merkle
+subtrees their proofs read (`ledger.checkpoints`).
 
 The database enforces what must never be left to code: one row per `seq`, `event_id` and
 (`stream`, `version`), positive numbers, and (through triggers created by the migrations)
@@ -39,3 +40,25 @@ events = sa.Table(
     sa.CheckConstraint("schema > 0", name="ck_events_schema_positive"),
 )
 """One row per event, in `seq` order; the hash chain runs over `seq`."""
+
+checkpoints = sa.Table(
+    "checkpoints",
+    metadata,
+    sa.Column("tree_size", _seq, primary_key=True, autoincrement=False),
+    sa.Column("root", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.String(27), nullable=False),
+    sa.Column("key_id", sa.String(64), nullable=False),
+    sa.Column("signature", sa.String(88), nullable=False),
+    sa.CheckConstraint("tree_size > 0", name="ck_checkpoints_tree_size_positive"),
+)
+"""One signed Merkle tree head per tree size (`ledger.signing.Checkpoint`), never changed."""
+
+merkle_subtrees = sa.Table(
+    "merkle_subtrees",
+    metadata,
+    sa.Column("level", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("position", _seq, primary_key=True, autoincrement=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+)
+"""The hash of leaves `position * 2**level` to `(position + 1) * 2**level` (exclusive), for
+every complete, aligned subtree of at least 256 leaves of a checkpointed tree."""

@@ -28,12 +28,14 @@ from ledger.database import (
     create_db_engine,
     ensure_schema,
     read_transaction,
+    refuse_in_memory,
     require_ledger,
     unreachable,
     write_transaction,
 )
 from ledger.envelope import NewEvent, RecordedEvent, check_new_event, check_position
 from ledger.errors import (
+    DatabaseError,
     EnvelopeError,
     EventIdConflict,
     StreamStructureError,
@@ -70,13 +72,14 @@ class _Writer:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
         last = connection.execute(
-            sa.select(events_table.c.seq, events_table.c.hash)
+            sa.select(events_table.c.seq, events_table.c.hash, events_table.c.recorded_at)
             .order_by(events_table.c.seq.desc())
             .limit(1)
         ).first()
         self.start_seq = last.seq if last else 0
         self.last_seq = self.start_seq
         self.last_hash = last.hash if last else GENESIS_HASH
+        self.last_recorded_at: str | None = last.recorded_at if last else None
         self._versions: dict[str, int] = {}
         self._known: dict[str, RecordedEvent] = {}
         self._rows: list[tuple[Any, ...]] = []
@@ -84,14 +87,22 @@ class _Writer:
         self._insert_sql = _INSERT_SQL[connection.dialect.name]
 
     def append(
-        self, stream: str, events: Sequence[NewEvent], expected_version: int | None = None
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int | None = None,
+        *,
+        envelopes_checked: bool = False,
     ) -> list[RecordedEvent]:
         """Append `events` to `stream` in order, all or none. `expected_version` is the version
         the caller last saw (0 for a new stream); `None` appends wherever the stream is.
         Events whose `event_id` is already stored are not stored again; they come back as
-        recorded, and when the whole batch is such a retry no version check applies."""
+        recorded, and when the whole batch is such a retry no version check applies.
+        `envelopes_checked` says that the caller already ran `check_new_event` on each event
+        (an import checks every line as it reads it), so that it does not run twice."""
         events = list(events)
-        _check_batch(stream, events)
+        if not envelopes_checked:
+            _check_batch(stream, events)
         stored = self._stored([e.event_id for e in events])
         for event in events:
             if event.event_id in stored:
@@ -128,6 +139,7 @@ class _Writer:
         self._rows.extend(rows)
         self._known.update((r.event_id, r) for r in recorded)
         self.last_seq, self.last_hash = seq, prev_hash
+        self.last_recorded_at = recorded[-1].recorded_at
         self._versions[stream] = current + len(fresh)
         if len(self._rows) >= _FLUSH_ROWS:
             self.flush()
@@ -145,10 +157,14 @@ class _Writer:
         return self._versions[stream]
 
     def prefetch(self, event_ids: Sequence[str]) -> None:
-        """Look up many event ids at once (an import), so that appending them one by one
-        does not query the database for each."""
-        self._known.update(self._stored(list(event_ids)))
-        self._absent.update(i for i in event_ids if i not in self._known)
+        """Look up the event ids of the next appends at once (a chunk of an import), so that
+        appending them one by one does not query the database for each. What earlier chunks
+        looked up is forgotten (after their rows are flushed, so that the database answers
+        for them), which keeps a long import in bounded memory."""
+        self.flush()
+        self._known, self._absent = {}, set()
+        found = self._stored(list(event_ids))
+        self._known, self._absent = found, {i for i in event_ids if i not in found}
 
     def flush(self) -> None:
         """Insert the buffered rows (still uncommitted). The payload and meta go in as the
@@ -173,14 +189,20 @@ class _Writer:
 class EventStore:
     """The ledger at a database URL (SQLite or PostgreSQL), created or migrated before first
     use. With `upgrade=False` the database is only opened: it must already hold a ledger
-    (`NoLedger` otherwise), and nothing is created or migrated, which is how the read-only
-    commands open it."""
+    (`NoLedger` otherwise), and nothing is created or migrated. `read_only=True` also opens
+    it that way, through a connection that cannot write (`ledger.database`): how the reading
+    commands open it, so that a copy nobody may write can be verified. An in-memory SQLite
+    URL is refused for writing."""
 
-    def __init__(self, url: str = DEFAULT_URL, *, upgrade: bool = True) -> None:
+    def __init__(
+        self, url: str = DEFAULT_URL, *, upgrade: bool = True, read_only: bool = False
+    ) -> None:
         self.url = url
-        self.engine = create_db_engine(url)
+        self.read_only = read_only
+        self.engine = create_db_engine(url, read_only=read_only)
         try:
-            if upgrade:
+            if upgrade and not read_only:
+                refuse_in_memory(self.engine)
                 ensure_schema(self.engine)
             else:
                 require_ledger(self.engine)
@@ -202,6 +224,8 @@ class EventStore:
     def writer(self) -> Iterator[_Writer]:
         """A serialised write transaction for several appends that must commit together
         (an import). Committed when the block ends, rolled back if it raises."""
+        if self.read_only:
+            raise DatabaseError(f"the ledger at {self.engine.url} was opened read-only")
         try:
             with write_transaction(self.engine) as connection:
                 writer = _Writer(connection)
@@ -265,20 +289,21 @@ class EventStore:
             next_seq = page[-1].seq + 1
 
     def iter_rows(
-        self, stream: str | None = None, page_size: int = 5000
+        self, stream: str | None = None, page_size: int = 5000, from_seq: int = 1
     ) -> Iterator[tuple[Any, ...]]:
         """Every event as stored, in `seq` order (of one stream, if given), read page by page
         through the driver: tuples (seq, event_id, stream, version, type, schema, payload,
         meta, recorded_at, prev_hash, hash) whose payload and meta are canonical JSON bytes.
         On SQLite they are the very bytes that were stored (and hashed), so that verification
         and exports see exactly what the database holds; PostgreSQL's jsonb keeps values, not
-        text, so there they are encoded on the way. What verification and exports read."""
+        text, so there they are encoded on the way. What verification and exports read;
+        `from_seq` skips the events before it."""
         postgres = self.engine.dialect.name == "postgresql"
         sql = _PAGE_SQL["postgresql" if postgres else "sqlite"]
         where = "" if stream is None else "stream = {p} AND ".format(p="%s" if postgres else "?")
         sql = sql.format(where=where)
         first = () if stream is None else (stream,)
-        after = 0
+        after = from_seq - 1
         while True:
             with read_transaction(self.engine) as connection:
                 cursor = connection.connection.cursor()

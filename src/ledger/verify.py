@@ -5,19 +5,24 @@ the previous event's `hash` (the genesis hash for seq 1); each `hash` is recompu
 canonical encoding; each stream's versions run 1, 2, 3…; no `event_id` appears twice.
 Verification stops at the first break and names its `seq`, because everything after a break
 is unproven anyway.
+
+An intact chain can still have lost its tail: cutting the last events leaves a shorter chain
+that holds together. Only a head published earlier tells, so verification optionally takes an
+expected head (`seq`, `hash`): the chain must reach that `seq` and carry that `hash` there.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from ledger.canonical import GENESIS_HASH, envelope_bytes
 from ledger.envelope import RecordedEvent
 from ledger.jsonl import JsonlError, event_row, exported_event, parse_line, row_line
-from ledger.store import EventStore
+from ledger.store import EventStore, Head
 
 
 @dataclass(frozen=True)
@@ -81,31 +86,61 @@ payload, meta, recorded_at, prev_hash, hash), `payload` and `meta` as canonical 
 
 
 def verify_chain(
-    events: Iterable[RecordedEvent | Unreadable], *, complete: bool = True
+    events: Iterable[RecordedEvent | Unreadable],
+    *,
+    complete: bool = True,
+    expected_head: Head | None = None,
 ) -> VerifyResult:
     """Verify events given in `seq` order. With `complete=False` (an export of some whole
     streams) gaps in `seq` are allowed and links are checked only between consecutive seqs;
-    every stream's versions must still run 1, 2, 3…"""
-    return _verify((e if isinstance(e, Unreadable) else event_row(e) for e in events), complete)
+    every stream's versions must still run 1, 2, 3… With `expected_head`, the chain must
+    hold that head (see the module docstring)."""
+    rows = (e if isinstance(e, Unreadable) else event_row(e) for e in events)
+    return _verify(rows, complete, expected_head)
 
 
-def verify_file(source: IO[bytes], *, complete: bool = True) -> VerifyResult:
+def verify_file(
+    source: Iterable[bytes], *, complete: bool = True, expected_head: Head | None = None
+) -> VerifyResult:
     """Verify an export file on its own, without any database. Beyond the chain, every line
     must be byte for byte the export form of its envelope, so that a change to any byte of
     the file is caught, and no line may be blank (only an empty last line is tolerated)."""
-    return _verify(_file_rows(source), complete)
+    hint = _PARTIAL_HINT if complete else ""
+    return _verify(_file_rows(source), complete, expected_head, hint)
 
 
-def verify_store(store: EventStore, page_size: int = 5000) -> VerifyResult:
+def verify_store(
+    store: EventStore, page_size: int = 5000, *, expected_head: Head | None = None
+) -> VerifyResult:
     """Verify the whole chain held in a database, over the stored bytes themselves: the very
     rows an export writes."""
-    return _verify(store.iter_rows(page_size=page_size), complete=True)
+    return verify_rows(store.iter_rows(page_size=page_size), expected_head=expected_head)
 
 
-def _verify(rows: Iterable[_Row | Unreadable], complete: bool) -> VerifyResult:
+def verify_rows(
+    rows: Iterable[_Row | Unreadable], *, expected_head: Head | None = None
+) -> VerifyResult:
+    """Verify a whole chain given as stored rows (`EventStore.iter_rows`): `verify_store`
+    for a caller that watches the rows go by (a progress bar)."""
+    return _verify(rows, True, expected_head)
+
+
+_PARTIAL_HINT = (
+    "; if this file is an export of some streams only (export --stream), verify it with --partial"
+)
+
+
+def _verify(
+    rows: Iterable[_Row | Unreadable],
+    complete: bool,
+    expected_head: Head | None = None,
+    gap_hint: str = "",
+) -> VerifyResult:
     """The chain rules of the module docstring, as one tight loop: this runs once per event
     of a whole ledger, so it keeps its state in locals."""
     checked, last_seq, last_hash = 0, 0, GENESIS_HASH
+    expected_seq = expected_head.seq if expected_head else -1
+    hash_at_expected = GENESIS_HASH if expected_seq == 0 else None
     versions: dict[Any, int] = {}
     event_ids: set[Any] = set()
     sha256, encode = hashlib.sha256, envelope_bytes
@@ -120,7 +155,7 @@ def _verify(rows: Iterable[_Row | Unreadable], complete: bool) -> VerifyResult:
         if type(seq) is not int or seq <= last_seq:
             reason = f"seq {seq!r} does not follow seq {last_seq}"
         elif complete and seq != last_seq + 1:
-            reason = f"seq jumps from {last_seq} to {seq}: events are missing"
+            reason = f"seq jumps from {last_seq} to {seq}: events are missing{gap_hint}"
         elif seq == last_seq + 1 and prev_hash != last_hash:
             reason = (
                 f"prev_hash of seq 1 is {prev_hash!r}, not the genesis hash"
@@ -154,15 +189,42 @@ def _verify(rows: Iterable[_Row | Unreadable], complete: bool) -> VerifyResult:
         event_ids.add(event_id)
         versions[stream] = version
         last_seq, last_hash = seq, stored_hash
+        if seq == expected_seq:
+            hash_at_expected = stored_hash
         checked += 1
     if reason is None:
-        return VerifyResult(True, checked, last_seq, last_hash)
+        problem = (
+            _head_problem(expected_head, last_seq, hash_at_expected) if expected_head else None
+        )
+        return VerifyResult(problem is None, checked, last_seq, last_hash, problem)
     seq = row[0] if type(row[0]) is int else None
     line = row[11] if len(row) > 11 else None
     return VerifyResult(False, checked, last_seq, last_hash, VerifyProblem(seq, line, reason))
 
 
-def _file_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes] | Unreadable]:
+def _head_problem(expected: Head, last_seq: int, found: str | None) -> VerifyProblem | None:
+    """What is wrong, if anything, between an intact chain and the head published earlier."""
+    published = f"the published head is seq {expected.seq} hash {expected.hash}"
+    if expected.seq > last_seq:
+        return VerifyProblem(
+            None,
+            None,
+            f"{expected.seq - last_seq} event(s) missing after seq {last_seq}: {published}; "
+            "the end of the chain was cut off (or the head belongs to another ledger)",
+        )
+    if found is None:
+        return VerifyProblem(expected.seq, None, f"seq {expected.seq} is not here: {published}")
+    if found != expected.hash:
+        return VerifyProblem(
+            expected.seq,
+            None,
+            f"seq {expected.seq} has hash {found}, but {published}: this is not the chain "
+            "whose head was published (history was rewritten, or the head is another ledger's)",
+        )
+    return None
+
+
+def _file_lines(source: Iterable[bytes]) -> Iterator[tuple[int, bytes] | Unreadable]:
     """Every line of an export with its 1-based number; a blank line is a break, except one
     empty line at the very end (a file ending in an extra newline)."""
     blank: int | None = None
@@ -180,12 +242,20 @@ def _file_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes] | Unreadable]:
     yield Unreadable(None, blank, f"line {blank} is blank: an export has no blank lines")
 
 
-def _file_rows(source: IO[bytes]) -> Iterator[_Row | Unreadable]:
+def _file_rows(source: Iterable[bytes]) -> Iterator[_Row | Unreadable]:
     for item in _file_lines(source):
         if isinstance(item, Unreadable):
             yield item
             return
         number, raw = item
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            yield Unreadable(
+                None,
+                1,
+                "the file starts with a byte order mark (bytes EF BB BF), which an export "
+                "never has: an editor re-saved it; remove those three bytes and verify again",
+            )
+            return
         try:
             obj = parse_line(raw, number)
         except JsonlError as exc:
@@ -198,12 +268,20 @@ def _file_rows(source: IO[bytes]) -> Iterator[_Row | Unreadable]:
             yield Unreadable(seq, number, "; ".join(exc.problems))
             return
         row = event_row(event)
-        yield (*row, number)
         if raw != row_line(row):
-            yield Unreadable(
-                event.seq,
-                number,
-                "the line is not byte for byte the export form of its envelope "
-                "(white space, key order, escapes or line ending were changed)",
-            )
+            yield Unreadable(event.seq, number, _not_export_form(raw))
             return
+        yield (*row, number)
+
+
+def _not_export_form(raw: bytes) -> str:
+    if raw.endswith(b"\r\n"):
+        return (
+            "the line ends with CR LF, but an export's lines end with LF alone: the file's "
+            "line endings were converted (a text editor, a Windows copy, git's autocrlf); "
+            "convert them back (e.g. dos2unix) and verify again"
+        )
+    return (
+        "the line is not byte for byte the export form of its envelope "
+        "(white space, key order, escapes or line ending were changed)"
+    )

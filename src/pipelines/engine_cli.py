@@ -11,12 +11,14 @@ from rich.table import Table
 
 from engine.board import Board, BoardError, square_name
 from engine.dictionary import Dictionary
+from engine.echo import echo
 from engine.notation import NotationError, format_move, parse_move
 from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
 from engine.verdict import Verdict, check_move
 from pipelines.board_view import board_table
 from pipelines.engine_top import top
+from pipelines.exits import ExitCode
 from pipelines.inputs import (
     board_from_json,
     console,
@@ -41,7 +43,7 @@ DictOption = Annotated[
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
-    """The stable JSON shape of `engine score` (DESIGN.md), with explanation fields added."""
+    """The stable JSON shape of `engine score` (README.md), with explanation fields added."""
     return {
         "valid": verdict.valid,
         "score": verdict.score,
@@ -87,7 +89,7 @@ def _score_one(
             raise _Unusable(str(exc)) from None
     move = parse_move(move_text)
     if isinstance(move, NotationError):
-        return [f"unreadable move {move_text!r}: {move.message}"]
+        return [f"unreadable move {echo(move_text)}: {move.message}"]
     return check_move(board, move, ruleset, dictionary, rack)
 
 
@@ -138,28 +140,30 @@ def score(
         if board_file is not None or move is not None or rack is not None:
             fail("--batch replaces --board, --move and --rack: give either")
         dictionary = resolve_dictionary(dict_spec, no_words)
-        raise typer.Exit(0 if _score_batch(batch, ruleset, dictionary) else 1)
+        raise typer.Exit(
+            ExitCode.OK if _score_batch(batch, ruleset, dictionary) else ExitCode.NEGATIVE
+        )
     if board_file is None or move is None:
         fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
     board = read_board_file(board_file, ruleset)
-    dictionary = resolve_dictionary(dict_spec, no_words)
+    dictionary = resolve_dictionary(dict_spec, no_words, as_json)
     try:
         result = _score_one(board, move, rack, ruleset, dictionary)
     except _Unusable as exc:
         if as_json:
             typer.echo(json.dumps(_unreadable_json([str(exc)]), ensure_ascii=False))
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.UNUSABLE) from None
         fail(str(exc))
     if isinstance(result, list):
         if as_json:
             typer.echo(json.dumps(_unreadable_json(result), ensure_ascii=False))
-            raise typer.Exit(1)
-        fail("; ".join(result), code=1)
+            raise typer.Exit(ExitCode.NEGATIVE)
+        fail("; ".join(result), code=ExitCode.NEGATIVE)
     if as_json:
         typer.echo(json.dumps(verdict_json(result), ensure_ascii=False))
     else:
         _show_verdict(result, board, ruleset)
-    raise typer.Exit(0 if result.valid else 1)
+    raise typer.Exit(ExitCode.OK if result.valid else ExitCode.NEGATIVE)
 
 
 def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) -> bool:
@@ -170,7 +174,7 @@ def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) ->
             result: dict[str, Any] = _unreadable_json([line.error])
         else:
             data = line.data or {}
-            result = _score_batch_line(data, f"{path}, line {line.number}", ruleset, dictionary)
+            result = _score_batch_line(data, line.source, ruleset, dictionary)
         judged = judged and "move" in result
         result["line"] = line.number
         typer.echo(json.dumps(result, ensure_ascii=False))

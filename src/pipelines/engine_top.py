@@ -21,6 +21,7 @@ from engine.notation import format_move
 from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
 from pipelines.board_view import board_table
+from pipelines.exits import ExitCode
 from pipelines.inputs import (
     board_from_json,
     console,
@@ -56,7 +57,12 @@ def _public(result: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in result.items() if not key.startswith("_")}
 
 
-def _show(board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset) -> None:
+HUMAN_ROWS = 20
+"""How many moves the human view lists without `--limit`: a rack with jokers can tie
+thousands of moves at the top, and printing them all takes longer than finding them."""
+
+
+def _show(board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset, rows: int) -> None:
     found: list[ScoredMove] = result["_found"]
     highlight = []
     if found:
@@ -76,9 +82,15 @@ def _show(board: Board, rack: Rack, result: dict[str, Any], ruleset: Ruleset) ->
     table.add_column("#", justify="right")
     table.add_column("move")
     table.add_column("points", justify="right")
-    for number, item in enumerate(result["moves"], start=1):
+    for number, item in enumerate(result["moves"][:rows], start=1):
         table.add_row(str(number), item["move"], str(item["score"]))
     console.print(table)
+    hidden = len(result["moves"]) - rows
+    if hidden > 0:
+        console.print(
+            f"… and {hidden:,} more move(s) at the top score: --limit N lists the N best, "
+            "--json lists them all"
+        )
     console.print(f"[dim]searched in {result['elapsed_ms']:.1f} ms[/]")
 
 
@@ -86,7 +98,7 @@ def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | 
     """One result per line, in order; True when no line was in error."""
     clean = True
     for line in read_batch(path):
-        source = f"{path}, line {line.number}"
+        source = line.source
         if line.error is not None:
             clean = False
             typer.echo(json.dumps({"line": line.number, "error": line.error}))
@@ -101,7 +113,7 @@ def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | 
             result = _public(_search(generator, board, rack, limit))
         except (BoardError, RackError) as exc:
             clean = False
-            message = str(exc) if str(exc).startswith(str(path)) else f"{source}: {exc}"
+            message = str(exc) if str(exc).startswith(source) else f"{source}: {exc}"
             typer.echo(json.dumps({"line": line.number, "error": message}, ensure_ascii=False))
             continue
         typer.echo(json.dumps({"line": line.number, **result}, ensure_ascii=False))
@@ -135,7 +147,9 @@ def top(
         if board_file is not None or rack is not None:
             fail("--batch replaces --board and --rack: give either")
         generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
-        raise typer.Exit(0 if _batch(batch, generator, ruleset, limit) else 1)
+        raise typer.Exit(
+            ExitCode.OK if _batch(batch, generator, ruleset, limit) else ExitCode.NEGATIVE
+        )
     if board_file is None or rack is None:
         fail("give --board FILE and --rack LETTERS (or --batch FILE.jsonl)")
     board = read_board_file(board_file, ruleset)
@@ -145,7 +159,7 @@ def top(
         fail(str(exc))
     if not parsed.letters:
         fail("the rack is empty: give the letters to play, '?' for a joker")
-    generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
+    generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec, as_json=as_json))
     try:
         result = _search(generator, board, parsed, limit)
     except RackError as exc:
@@ -153,4 +167,4 @@ def top(
     if as_json:
         typer.echo(json.dumps(_public(result), ensure_ascii=False))
     else:
-        _show(board, parsed, result, ruleset)
+        _show(board, parsed, result, ruleset, limit or HUMAN_ROWS)

@@ -161,7 +161,10 @@ class Form:
 
 
 def _read_text(path: Path, encoding: str | None) -> str:
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HunspellFormatError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     if encoding is None:
         match = re.search(rb"^[ \t]*SET[ \t]+(\S+)", data, re.MULTILINE)
         encoding = match.group(1).decode("ascii", "replace") if match else "ISO8859-1"

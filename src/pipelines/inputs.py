@@ -6,24 +6,28 @@ is wrong becomes an error result for that line while the run goes on.
 
 from __future__ import annotations
 
-import json
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 
 import typer
 from rich.console import Console
 
 from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
+from engine.echo import echo
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from ledger.jsonl import JsonlError, numbered_lines, parse_line
+from pipelines.exits import ExitCode
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+def fail(message: str, code: int = ExitCode.UNUSABLE) -> NoReturn:
     """Print an error to stderr and leave with a non-zero exit code."""
     err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
     raise typer.Exit(code)
@@ -36,30 +40,38 @@ def resolve_ruleset(name: str) -> Ruleset:
         fail(str(exc))
 
 
-def resolve_dictionary(spec: str | None, no_words: bool = False) -> Dictionary | None:
+def resolve_dictionary(
+    spec: str | None, no_words: bool = False, as_json: bool = False
+) -> Dictionary | None:
     """The dictionary a command checks words against (the default list without --dict);
-    None with --no-words."""
+    None with --no-words. A first use builds the list's cache with progress on a terminal,
+    none under --json."""
     if no_words:
         if spec is not None:
             fail("--dict and --no-words exclude each other: give one")
         return None
-    from pipelines.lexicons import load_dictionary  # the lexicon is loaded only when needed
+    from pipelines.lexicon_progress import wanted  # the lexicon is loaded only when needed
+    from pipelines.lexicons import load_dictionary
 
     try:
-        return load_dictionary(spec)
-    except (ValueError, OSError) as exc:
+        return load_dictionary(spec, progress=wanted(as_json))
+    except ValueError as exc:
         fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot read the word list {echo(str(spec))}: {exc.strerror or exc}")
 
 
 def read_board_file(path: Path, ruleset: Ruleset) -> Board:
-    """A board file as DESIGN.md describes it, checked against the game's tile set."""
+    """A board file as README.md describes it, checked against the game's tile set."""
     size = ruleset.board_size
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         fail(f"board file {path} not found: give a file of {size} lines of {size} characters")
-    except (OSError, UnicodeDecodeError) as exc:
-        fail(f"cannot read board file {path}: {exc}")
+    except OSError as exc:
+        fail(f"cannot read board file {path}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        fail(f"board file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8")
     try:
         board = Board.parse(text.splitlines(), size, source=str(path))
         board.check_tiles(ruleset, source=str(path))
@@ -78,36 +90,46 @@ def board_from_json(value: Any, ruleset: Ruleset, source: str) -> Board:
     return board
 
 
+STDIN = Path("-")
+"""The batch file name that means standard input, as for `ledger import -`."""
+
+
 @dataclass(frozen=True)
 class BatchLine:
-    """One line of a batch file: its number and either the decoded object or an error."""
+    """One line of a batch file: its number, where it is (`moves.jsonl, line 3`, said first
+    in every error about it), and either the decoded object or an error."""
 
     number: int
+    source: str
     data: dict[str, Any] | None
     error: str | None
 
 
 def read_batch(path: Path) -> Iterator[BatchLine]:
-    """The objects of a JSON Lines file, one per non-blank line, errors kept per line."""
+    """The objects of a JSON Lines file ('-' for stdin), one per non-blank line, errors kept
+    per line. Lines are read as the ledger reads an import (`ledger.jsonl`): UTF-8, a byte
+    order mark allowed on line 1, one JSON object of unique keys, nesting within Python's
+    limit, so that a batch line is refused for the same reasons an event line is."""
+    name = "stdin" if path == STDIN else str(path)
+    with _batch_source(path) as handle:
+        for number, raw in numbered_lines(handle):
+            source = f"{name}, line {number}"
+            try:
+                data = parse_line(raw, number)
+            except JsonlError as exc:
+                yield BatchLine(number, source, None, f"{source}: {'; '.join(exc.problems)}")
+                continue
+            yield BatchLine(number, source, data, None)
+
+
+@contextmanager
+def _batch_source(path: Path) -> Iterator[IO[bytes]]:
+    if path == STDIN:
+        yield sys.stdin.buffer
+        return
     try:
         handle = path.open("rb")
     except OSError as exc:
         fail(f"cannot read batch file {path}: {exc.strerror or exc}")
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError:
-                yield BatchLine(number, None, f"{path}, line {number}: not UTF-8 text")
-                continue
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield BatchLine(number, None, f"{path}, line {number}: malformed JSON ({exc.msg})")
-                continue
-            if not isinstance(data, dict):
-                yield BatchLine(number, None, f"{path}, line {number}: expected a JSON object")
-                continue
-            yield BatchLine(number, data, None)
+        yield handle

@@ -1,17 +1,18 @@
 """`arbitru ledger` and `arbitru db`: import, export, verify and publish the head of the event
 ledger, and upgrade its database schema.
 
-Every reporting command has `--json` with stable keys (DESIGN.md) and a rich view by default.
+Every reporting command has `--json` with stable keys (README.md) and a rich view by default.
 Errors go to stderr with exit code 2 and say what to do; a broken chain or a rejected import
-exits with 1.
+exits with 1. Long work shows a progress bar on a terminal (`pipelines.ledger_progress`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
+import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,17 +26,27 @@ from rich.table import Table
 
 from ledger import (
     EventStore,
+    Head,
     ImportReport,
     LedgerError,
     VerifyResult,
     import_events,
     verify_file,
-    verify_store,
+    verify_rows,
 )
-from ledger.database import DEFAULT_URL, create_db_engine, upgrade
+from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
+from pipelines.exits import OutputNotWritten, say_if_output_fails
 from pipelines.game_records import check_payload
+from pipelines.ledger_progress import (
+    counted_lines,
+    counted_rows,
+    file_size,
+    progress,
+    shows_progress,
+)
+from pipelines.output_file import Interrupted, OutputRefused, output_target, write_whole
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -66,15 +77,24 @@ def _emit_json(value: dict[str, Any]) -> None:
 @contextmanager
 def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
     """The ledger at `url`, with every database failure turned into a message on stderr.
-    Only `create` (import) creates or migrates it; the read-only commands open an existing
-    ledger as it is, so that a mistyped path is an error rather than a new empty ledger."""
+    Only `create` (import) creates or migrates it; the reading commands open an existing
+    ledger read-only, as it is, so that a mistyped path is an error rather than a new empty
+    ledger and a copy nobody may write can still be verified."""
     try:
-        with EventStore(url, upgrade=create) as store:
-            yield store
+        store = EventStore(url, read_only=not create)
     except LedgerError as exc:
         _fail(str(exc))
     except sa.exc.SQLAlchemyError as exc:
         _fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+    with store:
+        try:
+            yield store
+        except LedgerError as exc:
+            _fail(str(exc))
+        except sa.exc.DBAPIError as exc:
+            _fail(str(driver_error(store.engine, exc, "failed")))
+        except sa.exc.SQLAlchemyError as exc:
+            _fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
 
 @contextmanager
@@ -91,6 +111,23 @@ def _open_input(file: Path) -> Iterator[IO[bytes]]:
             yield handle
     except PermissionError:
         _fail(f"{file}: permission denied")
+
+
+@contextmanager
+def _readable_at_once(source: IO[bytes]) -> Iterator[IO[bytes]]:
+    """`source` when it is a regular file; otherwise (a pipe, a terminal) its content copied
+    to a temporary file first. An import reads its input while it holds the ledger's write
+    lock: a slow producer at the other end of a pipe must not keep other writers waiting."""
+    if file_size(source) is not None:
+        yield source
+        return
+    with tempfile.TemporaryFile() as spool:
+        try:
+            shutil.copyfileobj(source, spool, 1 << 20)
+            spool.seek(0)
+        except OSError as exc:
+            _fail(f"cannot copy the input to a temporary file: {exc.strerror or exc}")
+        yield spool
 
 
 @ledger_app.command("import")
@@ -112,9 +149,25 @@ def import_command(
     Every line is checked first, payloads included, and every bad line is listed.
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped."""
-    with _open_input(file) as source, _store(db, create=True) as store:
-        report = import_events(
-            store, source, require_same_hashes=require_same_hashes, payload_check=check_payload
+    with (
+        _open_input(file) as given,
+        _readable_at_once(given) as source,
+        _store(db, create=True) as store,
+    ):
+        shown = shows_progress(_err, as_json)
+        total = file_size(source)
+        with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:
+            lines = counted_lines(source, advance) if shown else source
+            report = import_events(
+                store,
+                lines,
+                require_same_hashes=require_same_hashes,
+                payload_check=check_payload,
+            )
+    if report.ok:
+        say_if_output_fails(
+            f"the import itself succeeded and is committed: {report.imported} event(s) "
+            f"imported, {report.skipped} skipped, head seq {report.head.seq if report.head else 0}"
         )
     if as_json:
         _emit_json(report.to_dict())
@@ -155,7 +208,12 @@ def export_command(
         str | None, typer.Option("--stream", help="Only this stream, e.g. game/g1.")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write to this file instead of stdout.")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write to this file instead of stdout (a new path or a regular file, "
+            "replaced whole once complete; a symbolic link is followed).",
+        ),
     ] = None,
 ) -> None:
     """Export events as JSON Lines with every envelope field, in seq order.
@@ -166,47 +224,46 @@ def export_command(
             f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
             f"{STREAM_FORMAT}"
         )
+    try:
+        target = None if out is None else output_target(out)
+    except OutputRefused as exc:
+        _fail(str(exc))
     with _store(db) as store:
-        lines = (row_line(row) for row in store.iter_rows(stream=stream))
-        if out is None:
-            count = _export_to_stdout(lines)
+        rows = store.iter_rows(stream=stream)
+        if target is None:
+            count = _export_to_stdout(row_line(row) for row in rows)
             if count is None:
                 return
         else:
-            count = _export_to_file(lines, out)
+            total = store.stream_version(stream) if stream else store.head().seq
+            with progress(
+                _err, "exporting", total, in_bytes=False, shown=shows_progress(_err)
+            ) as advance:
+                lines = (row_line(row) for row in counted_rows(rows, advance))
+                count = _export_to_file(lines, out, target)
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
+
+
+def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
+    try:
+        return write_whole(lines, out, target)
+    except OutputRefused as exc:
+        _fail(str(exc))
+    except Interrupted as exc:
+        _err.print(f"export interrupted: {out} is left as it was")
+        raise typer.Exit(exc.exit_code) from None
 
 
 def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
     """Write to stdout; `None` when the reader went away (`export | head`): that is a normal
-    end, so exit quietly without the error Python would print at exit."""
+    end, so exit quietly (any other failure to write is `arbitru`'s exit code 3)."""
     try:
         count = write_rows(lines, sys.stdout.buffer)
         sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+    except OutputNotWritten as exc:
+        if not exc.reader_gone:
+            raise
         return None
-    return count
-
-
-def _export_to_file(lines: Iterator[bytes], out: Path) -> int:
-    """Write to a temporary file beside `out`, renamed over it once complete: a failure
-    leaves no half-written export behind (and an earlier file at `out` untouched)."""
-    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
-    try:
-        with partial.open("wb") as handle:
-            count = write_rows(lines, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        partial.replace(out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        _fail(f"cannot write {out}: {exc.strerror or exc}")
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
     return count
 
 
@@ -226,47 +283,89 @@ def verify_command(
             "may jump.",
         ),
     ] = False,
+    expect_head: Annotated[
+        str | None,
+        typer.Option(
+            "--expect-head",
+            metavar="SEQ:HASH",
+            help="The head published earlier (`ledger head`): the chain must hold it, so that "
+            "events cut from its end are caught.",
+        ),
+    ] = None,
 ) -> None:
     """Check the hash chain of the database or of an export file.
 
     Exit 0 when intact; otherwise exit 1, naming the first broken seq and what is wrong."""
+    expected = None if expect_head is None else _parse_head(expect_head)
+    shown = shows_progress(_err, as_json)
     if file is not None:
+        if partial and expected is not None:
+            _fail("--expect-head needs the whole chain: a partial export does not hold the head")
         with _open_input(file) as source:
-            result = verify_file(source, complete=not partial)
+            total = file_size(source)
+            with progress(_err, "verifying", total, in_bytes=True, shown=shown) as advance:
+                lines = counted_lines(source, advance) if shown else source
+                result = verify_file(lines, complete=not partial, expected_head=expected)
         source_name = str(file)
     else:
         if partial:
             _fail("--partial applies to --file only: a database always holds the whole chain")
         with _store(db) as store:
-            result = verify_store(store)
+            total = store.head().seq if shown else None
+            with progress(_err, "verifying", total, in_bytes=False, shown=shown) as advance:
+                rows = store.iter_rows()
+                result = verify_rows(
+                    counted_rows(rows, advance) if shown else rows, expected_head=expected
+                )
         source_name = _safe_url(db)
     if as_json:
-        _emit_json({"source": source_name, **result.to_dict()})
+        published = None if expected is None else {"seq": expected.seq, "hash": expected.hash}
+        _emit_json({"source": source_name, **result.to_dict(), "expected_head": published})
     else:
-        _show_verify(result, source_name)
+        _show_verify(result, source_name, expected)
     if not result.ok:
         raise typer.Exit(1)
 
 
-def _show_verify(result: VerifyResult, source: str) -> None:
+_HEAD_FORMAT = re.compile(r"^(\d{1,19}):([0-9a-f]{64})\Z")
+
+
+def _parse_head(text: str) -> Head:
+    match = _HEAD_FORMAT.match(text.strip())
+    if match is None:
+        _fail(
+            f"--expect-head takes SEQ:HASH, the head published earlier as `arbitru ledger "
+            f"head` prints it (a seq, a colon, 64 lowercase hexadecimal digits); got {text!r}"
+        )
+    return Head(int(match[1]), match[2])
+
+
+def _show_verify(result: VerifyResult, source: str, expected: Head | None = None) -> None:
     if result.ok:
         _out.print(
             f"[bold green]chain intact[/]: {result.checked} event(s) in {source}; "
             f"head seq {result.last_seq} hash {result.last_hash}",
             soft_wrap=True,
         )
+        if expected is not None:
+            since = result.last_seq - expected.seq
+            _out.print(
+                f"it holds the published head seq {expected.seq}"
+                + (f"; {since} event(s) recorded since" if since else ""),
+                soft_wrap=True,
+            )
         return
-    assert result.problem is not None
+    problem = result.problem
+    assert problem is not None
+    placed = problem.seq is not None or problem.line is not None
     intact = (
-        f"the {result.checked} event(s) before it are intact, up to seq {result.last_seq} "
-        f"hash {result.last_hash}"
+        f"the {result.checked} event(s) {'before it' if placed else 'read'} are intact, up to "
+        f"seq {result.last_seq} hash {result.last_hash}"
         if result.checked
         else "no event before it"
     )
-    _out.print(
-        f"[bold red]chain broken[/] in {source} at {result.problem.describe()}\n{intact}",
-        soft_wrap=True,
-    )
+    where = f" at {problem.describe()}" if placed else f": {problem.reason}"
+    _out.print(f"[bold red]chain broken[/] in {source}{where}\n{intact}", soft_wrap=True)
 
 
 @ledger_app.command("head")

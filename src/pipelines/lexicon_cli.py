@@ -1,7 +1,8 @@
 """`arbitru lexicon`: build the default word list, register federation lists, look words up.
 
 Exit codes: 0 success (for `check`, the word is valid), 1 the word is not valid, 2 an error
-(message on stderr saying what to do).
+(message on stderr saying what to do). Hashes and paths are printed whole whatever the
+terminal's width, so that they can be pasted into `--dict`.
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-import engine
 from engine.tiles import fold_word
 from pipelines.hunspell import HunspellFormatError
-from pipelines.lexicon_build import BuildInputMissing, build
+from pipelines.lexicon_build import (
+    DEFAULT_MIN_WORDS,
+    BuildInputMissing,
+    ImplausibleBuild,
+    build,
+)
+from pipelines.lexicon_progress import progress_on_stderr, wanted
 from pipelines.lexicons import (
     LexiconSpecError,
     ListInfo,
@@ -37,11 +43,11 @@ ERROR_EXIT = 2
 _EXPECTED = (
     BuildInputMissing,
     HunspellFormatError,
+    ImplausibleBuild,
     LexiconSpecError,
     WordListError,
     OSError,
 )
-_DATA_DIR = Path(engine.__file__).parent / "data"
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
@@ -52,8 +58,11 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except _EXPECTED as exc:
+        text = str(exc)
+        if isinstance(exc, OSError) and exc.strerror:
+            text = f"{exc.filename or ''}: {exc.strerror}".lstrip(": ")
         Console(stderr=True).print(
-            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
+            f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True
         )
         raise typer.Exit(ERROR_EXIT) from exc
 
@@ -69,15 +78,24 @@ def _emit(as_json: bool, payload: dict[str, Any], human: Callable[[Console], Non
 def build_command(
     aff: Annotated[Path | None, typer.Option(help="Hunspell .aff (default: rospell)")] = None,
     dic: Annotated[Path | None, typer.Option(help="Hunspell .dic (default: rospell)")] = None,
-    out: Annotated[Path, typer.Option(help="Directory to write the lists into")] = _DATA_DIR,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            file_okay=False, help="Directory to write the list files into (default: register it)"
+        ),
+    ] = None,
     include: Annotated[Path | None, typer.Option(help="Words to add (word list)")] = None,
     exclude: Annotated[Path | None, typer.Option(help="Words to remove (word list)")] = None,
+    min_words: Annotated[
+        int, typer.Option(min=1, help="Refuse a result with fewer words than this")
+    ] = DEFAULT_MIN_WORDS,
     as_json: JsonOption = False,
 ) -> None:
-    """Build the default word list from rospell (developer pipeline: extra lexicon-build)."""
+    """Build the word list from rospell and register it, or write it into --out (developers:
+    extra lexicon-build). The shipped default list is never replaced."""
     started = time.perf_counter()
-    with _errors():
-        result, files = build(out, aff, dic, include, exclude)
+    with _errors(), progress_on_stderr(wanted(as_json)) as report:
+        result, files = build(out, aff, dic, include, exclude, min_words=min_words, report=report)
     seconds = time.perf_counter() - started
     payload = {
         "sha256": result.sha256,
@@ -86,6 +104,7 @@ def build_command(
         "stages": [{"stage": s.name, "words": s.words} for s in result.stages],
         "included": result.included,
         "excluded": result.excluded,
+        "registered": files.registered,
         "words_file": str(files.words),
         "words_file_bytes": files.words_xz_bytes,
         "words_file_sha256": files.words_xz_sha256,
@@ -101,10 +120,21 @@ def build_command(
             f"include +{result.included:,}, exclude -{result.excluded:,}: "
             f"[bold]{len(result.words):,}[/] words, {len(result.two_letter)} of two letters"
         )
-        console.print(f"dictionary SHA-256 {result.sha256}")
-        console.print(f"wrote {files.words} ({files.words_xz_bytes:,} bytes) in {seconds:.1f} s")
+        _line(console, f"dictionary SHA-256 {result.sha256}")
+        if files.registered:
+            _line(console, f"registered in {files.words}: use it with --dict {result.sha256}")
+        elif out is None:
+            _line(console, "the same list as the shipped default: nothing to register")
+        else:
+            _line(console, f"wrote {files.words} ({files.words_xz_bytes:,} bytes)")
+        console.print(f"in {seconds:.1f} s")
 
     _emit(as_json, payload, human)
+
+
+def _line(console: Console, text: str) -> None:
+    """One line printed whole, never wrapped or cut: hashes and paths are pasted elsewhere."""
+    console.print(text, soft_wrap=True, markup=False)
 
 
 def _info_payload(info: ListInfo) -> dict[str, Any]:
@@ -112,22 +142,31 @@ def _info_payload(info: ListInfo) -> dict[str, Any]:
     return {
         "sha256": entry.sha256,
         "name": entry.name,
+        "registered": info.registered,
         "words": info.words,
         "two_letter": info.two_letter,
+        "skipped": info.skipped,
         "source": entry.source,
         "words_path": str(entry.words_path),
         "two_letter_path": str(entry.two_letter_path) if entry.two_letter_path else None,
         "cache_path": str(entry.cache_path),
+        "cached": info.cached,
     }
 
 
 def _show_info(payload: dict[str, Any]) -> Callable[[Console], None]:
     def human(console: Console) -> None:
-        table = Table(show_header=False, box=None)
+        width = max(len(key) for key in payload)
         for key, value in payload.items():
-            shown = "(the list's own two-letter words)" if value is None else value
-            table.add_row(key.replace("_", " "), f"{shown:,}" if isinstance(shown, int) else shown)
-        console.print(table)
+            if value is None:
+                value = "(the list's own two-letter words)"
+            elif isinstance(value, bool):
+                value = "yes" if value else "no"
+            elif isinstance(value, int):
+                value = f"{value:,}"
+            _line(console, f"{key.replace('_', ' '):<{width}}  {value}")
+        if not payload["registered"]:
+            _line(console, f"not registered: `arbitru lexicon add {payload['words_path']}`")
 
     return human
 
@@ -139,11 +178,17 @@ def add_command(
         Path | None, typer.Option("--two-letter", help="Its two-letter list (word list)")
     ] = None,
     name: Annotated[str | None, typer.Option(help="A name to show (default: file name)")] = None,
+    rename: Annotated[
+        bool, typer.Option("--rename", help="Give an already registered list the new --name")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Register a word list under the SHA-256 of its folded, sorted words."""
+    """Register a word list under the SHA-256 of its folded, sorted words, and build its cache.
+
+    A list registered already keeps its name: another --name needs --rename."""
     with _errors():
-        entry = register_list(path, two_letter, name)
+        entry = register_list(path, two_letter, name, rename)
+        load_dictionary(entry.sha256, progress=wanted(as_json))
         info = describe(entry.sha256)
     payload = _info_payload(info)
     _emit(as_json, payload, _show_info(payload))
@@ -156,7 +201,7 @@ def info_command(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Show a dictionary's hash, name, counts, source and cache file."""
+    """Show a dictionary's hash, name, counts, source and cache file; registers nothing."""
     with _errors():
         info = describe(spec)
     payload = _info_payload(info)
@@ -176,7 +221,9 @@ def check_command(
 ) -> None:
     """Say whether a word is valid (exit 0) or not (exit 1)."""
     with _errors():
-        dictionary = load_dictionary(spec, str(two_letter) if two_letter else None)
+        dictionary = load_dictionary(
+            spec, str(two_letter) if two_letter else None, progress=wanted(as_json)
+        )
     folded = fold_word(word)
     reason = None
     if folded is None:
@@ -198,7 +245,8 @@ def check_command(
         verdict = "[green]valid[/]" if reason is None else f"[red]invalid[/]: {reason}"
         console.print(
             f"{escape(folded or word)}: {verdict} ({escape(dictionary.name)}, "
-            f"{dictionary.sha256[:12]})"
+            f"SHA-256 {dictionary.sha256})",
+            soft_wrap=True,
         )
 
     _emit(as_json, payload, human)

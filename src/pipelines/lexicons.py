@@ -8,6 +8,9 @@ recorded years ago names exactly the list it was played with. A *spec* says whic
 - anything else: the path of a word-list file, which is registered on first use so that games
   played with it can be replayed by hash after the file has moved.
 
+Looking a list up (``describe``, for ``arbitru lexicon info``) only reads: it registers nothing
+and writes no cache. A registered list keeps its name unless renamed explicitly.
+
 Everything written lives under the data directory (``ARBITRU_HOME``, else
 ``$XDG_DATA_HOME/arbitru``, else ``~/.local/share/arbitru``)::
 
@@ -31,12 +34,14 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.dictionary import Dictionary, canonical_word_bytes
 from engine.lexicon import Lexicon, LexiconError
 from engine.tiles import ALPHABET
+from pipelines.lexicon_progress import progress_on_stderr, wanted
 from pipelines.wordlists import (
     WordList,
     WordListError,
@@ -72,11 +77,19 @@ class RegisteredList:
 
 @dataclass(frozen=True)
 class ListInfo:
-    """A list with its counts, as `arbitru lexicon info` shows it."""
+    """A list with its counts, as `arbitru lexicon info` shows it.
+
+    ``registered`` says whether the list can be named by its hash (registered, or the shipped
+    list); ``skipped`` counts the words left out for their length; ``cached`` whether its
+    lexicon cache is built.
+    """
 
     entry: RegisteredList
     words: int
     two_letter: int
+    registered: bool
+    skipped: int
+    cached: bool
 
 
 def data_home() -> Path:
@@ -88,7 +101,8 @@ def data_home() -> Path:
     return Path.home() / ".local" / "share" / "arbitru"
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file whole or not at all: a temporary file beside it, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -121,7 +135,7 @@ def cache_path(sha256: str) -> Path:
 def _remember_source(data: bytes, sha256: str) -> None:
     """Note which list a file's bytes hold, so that it is not hashed again; best effort."""
     with contextlib.suppress(OSError):
-        _atomic_write(data_home() / "sources" / _file_sha256(data), f"{sha256}\n".encode("ascii"))
+        atomic_write(data_home() / "sources" / _file_sha256(data), f"{sha256}\n".encode("ascii"))
 
 
 def _not_writable(exc: OSError) -> LexiconSpecError:
@@ -169,21 +183,23 @@ def _default_list() -> WordList:
     return words
 
 
-def default_sha256() -> str:
+def default_sha256(remember: bool = True) -> str:
     """The shipped list's hash: the file holds the canonical bytes, so it is their SHA-256.
 
-    Remembered per file content in ``sources/``, so the file is decompressed only once.
+    Remembered per file content in ``sources/`` (unless ``remember`` is false), so the file is
+    decompressed only once.
     """
     data = _default_words_bytes()
     known = _known_source(data)
     if known is None:
         known = hashlib.sha256(_default_canonical()).hexdigest()
-        _remember_source(data, known)
+        if remember:
+            _remember_source(data, known)
     return known
 
 
-def _default_registered() -> RegisteredList:
-    sha256 = default_sha256()
+def _default_registered(remember: bool = True) -> RegisteredList:
+    sha256 = default_sha256(remember)
     return RegisteredList(
         sha256=sha256,
         name=DEFAULT_NAME,
@@ -195,30 +211,79 @@ def _default_registered() -> RegisteredList:
 
 
 def register_list(
-    path: Path, two_letter: Path | None = None, name: str | None = None
+    path: Path, two_letter: Path | None = None, name: str | None = None, rename: bool = False
 ) -> RegisteredList:
-    """Store a word-list file under its hash (and its two-letter list, if given); idempotent."""
+    """Store a word-list file under its hash (and its two-letter list, if given); idempotent.
+
+    Words skipped for their length are named in a warning on stderr.
+    """
     data = read_file_bytes(path)
     words = word_list_of_bytes(data, path)
+    if note := words.skipped_note():
+        sys.stderr.write(f"warning: {note}\n")
     two = read_word_list(two_letter) if two_letter is not None else None
+    entry = register_words(words, str(path.resolve()), name, path.stem, two, rename)
+    _remember_source(data, words.sha256)
+    return entry
+
+
+def register_words(
+    words: WordList,
+    source: str,
+    name: str | None = None,
+    first_name: str = "",
+    two: WordList | None = None,
+    rename: bool = False,
+) -> RegisteredList:
+    """Store a list under its hash, named ``name`` (``first_name`` when new and unnamed).
+
+    A list keeps the name it was registered with: another ``name`` is refused unless
+    ``rename``, since games and scripts may show it by that name.
+    """
     words_path, meta_path, two_path = _list_paths(words.sha256)
     old = _read_meta(meta_path)
+    old_name = str(old.get("name") or "") if words_path.is_file() else ""
+    if old_name and name and name != old_name and not rename:
+        raise LexiconSpecError(
+            f"this list is already registered as {old_name!r} (SHA-256 {words.sha256}): "
+            f"to name it {name!r} instead, run the command again with --rename"
+        )
+    if two is not None and words_path.is_file():
+        _refuse_another_two_letter_list(words.sha256, two_path, two)
     meta = {
         "sha256": words.sha256,
-        "name": name or old.get("name") or path.stem,
-        "source": str(path.resolve()),
+        "name": name or old_name or first_name or words.sha256,
+        "source": source,
         "words": len(words.words),
+        "skipped": len(words.skipped),
     }
     try:
         if _stored_list(words.sha256, words_path) is None:
-            _atomic_write(words_path, lzma.compress(canonical_word_bytes(words.words)))
+            atomic_write(words_path, lzma.compress(canonical_word_bytes(words.words)))
         if two is not None:
-            _atomic_write(two_path, canonical_word_bytes(two.words))
-        _atomic_write(meta_path, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+            atomic_write(two_path, canonical_word_bytes(two.words))
+        atomic_write(meta_path, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
     except OSError as exc:
         raise _not_writable(exc) from exc
-    _remember_source(data, words.sha256)
     return registered(words.sha256)
+
+
+def _refuse_another_two_letter_list(sha256: str, two_path: Path, two: WordList) -> None:
+    """A registered list's two-letter words are part of how its games were judged.
+
+    The SHA-256 that games record covers the words, not the two-letter list, so replacing the
+    stored one (or giving one to a list registered without) would silently change the verdicts
+    of games already recorded under that SHA-256.
+    """
+    stored = two_path.read_bytes() if two_path.is_file() else None
+    if stored == canonical_word_bytes(two.words):
+        return
+    now = "its own two-letter list" if stored is not None else "no two-letter list of its own"
+    raise LexiconSpecError(
+        f"this list (SHA-256 {sha256}) is already registered with {now}; another two-letter "
+        "list would change the verdicts of games recorded with it (keep the stored one; "
+        "`arbitru lexicon check WORD --two-letter FILE` tries another without registering it)"
+    )
 
 
 def _read_meta(path: Path) -> dict[str, object]:
@@ -238,7 +303,7 @@ def _stored_list(sha256: str, path: Path) -> WordList | None:
     return words if words.sha256 == sha256 else None
 
 
-def registered(sha256: str) -> RegisteredList:
+def registered(sha256: str, remember: bool = True) -> RegisteredList:
     """The list registered (or shipped) under this hash, else LexiconSpecError."""
     sha256 = sha256.lower()
     words_path, meta_path, two_path = _list_paths(sha256)
@@ -252,8 +317,8 @@ def registered(sha256: str) -> RegisteredList:
             two_letter_path=two_path if two_path.is_file() else None,
             cache_path=cache_path(sha256),
         )
-    if sha256 == default_sha256():
-        return _default_registered()
+    if sha256 == default_sha256(remember):
+        return _default_registered(remember)
     raise LexiconSpecError(
         f"no word list registered with SHA-256 {sha256}: register the file with "
         "`arbitru lexicon add PATH`, or pass its path instead"
@@ -266,7 +331,7 @@ def _words_of(entry: RegisteredList) -> WordList:
         shipped = _default_list()
         if shipped.sha256 == entry.sha256:
             return shipped
-        _atomic_write(data_home() / "sources" / _file_sha256(_default_words_bytes()), b"")
+        atomic_write(data_home() / "sources" / _file_sha256(_default_words_bytes()), b"")
         raise LexiconSpecError(
             f"the shipped list does not hash to {entry.sha256} as remembered; the stale record "
             "was cleared: run the command again"
@@ -280,15 +345,21 @@ def _words_of(entry: RegisteredList) -> WordList:
     return stored
 
 
-def lexicon_of(entry: RegisteredList) -> Lexicon:
-    """The entry's DAWG from the cache; built and cached when the cache is missing or bad."""
+def lexicon_of(entry: RegisteredList, progress: bool | None = None) -> Lexicon:
+    """The entry's DAWG from the cache; built and cached when the cache is missing or bad.
+
+    The build takes about 10 s for the default list: with ``progress`` (by default, when stderr
+    is a terminal) a spinner on stderr says what is happening.
+    """
     cached = _read_cache(entry.cache_path, entry.sha256)
     if cached is not None:
         return cached
-    lexicon = Lexicon.from_words(_words_of(entry).words)
+    with progress_on_stderr(wanted() if progress is None else progress) as report:
+        report(f"building the lexicon cache of {entry.name} (once per list)", 0, None)
+        lexicon = Lexicon.from_words(_words_of(entry).words)
     header = json.dumps({"cache": _CACHE_FORMAT, "sha256": entry.sha256, "words": len(lexicon)})
     try:
-        _atomic_write(entry.cache_path, header.encode("ascii") + b"\n" + lexicon.to_bytes())
+        atomic_write(entry.cache_path, header.encode("ascii") + b"\n" + lexicon.to_bytes())
     except OSError as exc:
         # The cache only saves time: say so once and go on with the lexicon just built.
         sys.stderr.write(
@@ -316,18 +387,23 @@ def _two_letter(lexicon: Lexicon) -> frozenset[str]:
     return frozenset(a + b for a in ALPHABET for b in ALPHABET if a + b in lexicon)
 
 
-def resolve(spec: str | None = None) -> RegisteredList:
-    """The list a spec names (see the module docstring), registering a file on first use."""
-    if spec is None or spec == DEFAULT_SPEC:
-        return _default_registered()
-    if _HEX64.fullmatch(spec):
-        return registered(spec)
+def _spec_file(spec: str) -> Path:
     path = Path(spec).expanduser()
     if not path.is_file():
         raise LexiconSpecError(
             f"{spec}: no such word-list file (a dictionary is 'default', a file path, or the "
             "SHA-256 of a list registered with `arbitru lexicon add`)"
         )
+    return path
+
+
+def resolve(spec: str | None = None) -> RegisteredList:
+    """The list a spec names (see the module docstring), registering a file on first use."""
+    if spec is None or spec == DEFAULT_SPEC:
+        return _default_registered()
+    if _HEX64.fullmatch(spec):
+        return registered(spec)
+    path = _spec_file(spec)
     known = _known_source(read_file_bytes(path))
     if known is not None and _list_paths(known)[0].is_file():
         entry = registered(known)
@@ -337,28 +413,77 @@ def resolve(spec: str | None = None) -> RegisteredList:
 
 
 def _two_letter_words(
-    entry: RegisteredList, lexicon: Lexicon, override: str | None
+    entry: RegisteredList, words: Container[str], override: str | None
 ) -> frozenset[str]:
     if override is not None:
         return frozenset(read_word_list(Path(override).expanduser()).words)
     if entry.two_letter_path is not None:
         return frozenset(read_word_list(entry.two_letter_path).words)
-    return _two_letter(lexicon)
+    return _two_letter(words)
 
 
-def load_dictionary(spec: str | None = None, two_letter: str | None = None) -> Dictionary:
+def load_dictionary(
+    spec: str | None = None, two_letter: str | None = None, progress: bool | None = None
+) -> Dictionary:
     """The engine dictionary a spec names; ``two_letter`` is a file replacing its two-letter list.
 
-    The words are the engine's Lexicon, read from the cache when present and valid.
+    The words are the engine's Lexicon, read from the cache when present and valid; for
+    ``progress`` see `lexicon_of`.
     """
     entry = resolve(spec)
-    lexicon = lexicon_of(entry)
+    lexicon = lexicon_of(entry, progress)
     two = _two_letter_words(entry, lexicon, two_letter)
     return Dictionary(words=lexicon, two_letter=two, sha256=entry.sha256, name=entry.name)
 
 
 def describe(spec: str | None = None) -> ListInfo:
-    """A list's entry and counts; builds its cache if there is none yet."""
-    entry = resolve(spec)
-    lexicon = lexicon_of(entry)
-    return ListInfo(entry, len(lexicon), len(_two_letter_words(entry, lexicon, None)))
+    """A list's entry and counts, only read: nothing is registered, no cache is written.
+
+    The counts come from the lexicon cache when it is built, else from the list itself.
+    """
+    if spec is None or spec == DEFAULT_SPEC:
+        return _counted(_default_registered(remember=False), 0)
+    if _HEX64.fullmatch(spec):
+        entry = registered(spec, remember=False)
+        return _counted(entry, int(_read_meta(_list_paths(entry.sha256)[1]).get("skipped", 0)))
+    path = _spec_file(spec)
+    words = word_list_of_bytes(read_file_bytes(path), path)
+    try:
+        entry = registered(words.sha256, remember=False)
+    except LexiconSpecError:
+        entry = RegisteredList(
+            sha256=words.sha256,
+            name=path.stem,
+            source=str(path.resolve()),
+            words_path=path.resolve(),
+            two_letter_path=None,
+            cache_path=cache_path(words.sha256),
+        )
+        two = sum(1 for w in words.words if len(w) == 2)
+        return ListInfo(entry, len(words.words), two, False, len(words.skipped), False)
+    return _counted(entry, len(words.skipped))
+
+
+def _counted(entry: RegisteredList, skipped: int) -> ListInfo:
+    cached = _read_cache(entry.cache_path, entry.sha256)
+    if cached is not None:
+        count, two = len(cached), _two_letter_words(entry, cached, None)
+    else:
+        words = _canonical_words(entry)
+        short = frozenset(w for w in words if len(w) == 2)
+        count, two = len(words), _two_letter_words(entry, short, None)
+    return ListInfo(entry, count, len(two), True, skipped, cached is not None)
+
+
+def _canonical_words(entry: RegisteredList) -> list[str]:
+    """The entry's words, read from its stored canonical bytes when they hash right.
+
+    Faster than parsing the list again (which `_words_of` does, and which names the damage).
+    """
+    try:
+        data = lzma.decompress(entry.words_path.read_bytes())
+    except (OSError, lzma.LZMAError):
+        data = b""
+    if hashlib.sha256(data).hexdigest() != entry.sha256:
+        return list(_words_of(entry).words)
+    return data.decode("ascii").split()

@@ -1,4 +1,4 @@
-"""Board files (DESIGN.md): 15 lines of 15 characters, `.` empty, lowercase a joker."""
+"""Board files (README.md): 15 lines of 15 characters, `.` empty, lowercase a joker."""
 
 import pytest
 

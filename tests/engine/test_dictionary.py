@@ -1,4 +1,4 @@
-"""A dictionary is named by the SHA-256 of its folded, sorted words (RULES.md section 1)."""
+"""A dictionary is named by the SHA-256 of its folded, sorted words (docs/rules.md 1.5)."""
 
 import hashlib
 

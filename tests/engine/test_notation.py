@@ -1,4 +1,4 @@
-"""Reading moves as players write them (RULES.md "Notation"), and writing them back."""
+"""Reading moves as players write them (docs/rules.md 1.6), and writing them back."""
 
 import pytest
 from hypothesis import given

@@ -1,4 +1,4 @@
-"""Legality of a placement (RULES.md section 1, "Legality"), each rule broken on its own."""
+"""Legality of a placement (docs/rules.md 1.4), each rule broken on its own."""
 
 from engine.notation import parse_move
 from engine.rack import Rack

@@ -1,4 +1,4 @@
-"""Rulesets are data (RULES.md section 1): the shipped ro-frs file and malformed files."""
+"""Rulesets are data (docs/rules.md): the shipped ro-frs file and malformed files."""
 
 import tomllib
 from importlib import resources

@@ -1,4 +1,4 @@
-"""Scoring rules of RULES.md section 1, on hand-worked positions."""
+"""Scoring rules of docs/rules.md 1.3, on hand-worked positions."""
 
 import pytest
 

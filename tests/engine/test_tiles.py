@@ -1,4 +1,4 @@
-"""Diacritics are folded everywhere (RULES.md section 1): Ă Â → A, Î → I, Ș Ş → S, Ț Ţ → T."""
+"""Diacritics are folded everywhere (docs/rules.md 1.1): Ă Â → A, Î → I, Ș Ş → S, Ț Ţ → T."""
 
 import unicodedata
 

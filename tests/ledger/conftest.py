@@ -1,9 +1,9 @@
 """Shared fixtures of the ledger tests: the backends the store contract runs against.
 
 `sqlite` is a WAL file in the test's tmp_path; `postgres` is a fresh database on the server
-of DESIGN.md (or `ARBITRU_TEST_PG_URL`), created per test and dropped after it, under a
-unique name so that parallel runs do not collide. When no PostgreSQL server answers the
-PostgreSQL cases skip with a message, except under CI (`CI` set), where they fail.
+at 127.0.0.1:5432, user postgres (or `ARBITRU_TEST_PG_URL`), created per test and dropped
+after it, under a unique name so that parallel runs do not collide. When no PostgreSQL server
+answers the PostgreSQL cases skip with a message, except under CI (`CI` set), where they fail.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The canonical encoding and the hash chain, pinned to the worked example of README.md so
-that the published specification and the code cannot drift apart."""
+"""The canonical encoding and the hash chain, pinned to the worked example of
+docs/record-format.md so that the published specification and the code cannot drift apart."""
 
 from __future__ import annotations
 
@@ -77,8 +77,8 @@ def test_keys_sort_by_code_point_not_by_utf16_unit() -> None:
     assert canonical_json({"😀": 1, "\uff5e": 2, "Z": 3, "a": 4}) == '{"Z":3,"a":4,"～":2,"😀":1}'
 
 
-def test_the_readme_states_the_worked_example() -> None:
-    readme = Path(__file__).parents[2] / "README.md"
-    text = readme.read_text(encoding="utf-8")
+def test_the_record_format_doc_states_the_worked_example() -> None:
+    spec = Path(__file__).parents[2] / "docs" / "record-format.md"
+    text = spec.read_text(encoding="utf-8")
     assert EXAMPLE_CANONICAL in text
     assert EXAMPLE_HASH in text

@@ -142,12 +142,12 @@ def test_export_then_import_into_an_empty_ledger_reproduces_the_head(
 def test_import_into_a_non_empty_ledger_warns_of_hash_differences(
     sqlite_url: str, tmp_path: Path
 ) -> None:
+    with EventStore(sqlite_url) as store:  # recorded before the events merged into it
+        store.append("game/other", [game_created("other")])
     first = f"sqlite:///{tmp_path / 'first.db'}"
     _invoke("ledger", "import", str(_write_lines(tmp_path / "a.jsonl", GOOD_LINES)), "--db", first)
     export = tmp_path / "export.jsonl"
     assert _invoke("ledger", "export", "--db", first, "--out", str(export)).exit_code == 0
-    with EventStore(sqlite_url) as store:
-        store.append("game/other", [game_created("other")])
     merged = _invoke("ledger", "import", str(export), "--db", sqlite_url, "--json")
     assert merged.exit_code == 0
     assert len(json.loads(merged.stdout)["hash_mismatches"]) == 4

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ledger.envelope import NewEvent, check_new_event, check_object
-from ledger.jsonl import JsonlError, import_line, parse_line, read_import
+from ledger.jsonl import ImportLine, JsonlError, import_line, import_lines, parse_line
 
 UUID = "6f1c8a52-3d4e-4b7a-9c1d-2e3f4a5b6c7d"
 
@@ -107,17 +107,16 @@ def test_invalid_utf8_is_reported_with_its_line() -> None:
 def test_lines_split_on_newline_only_and_blank_lines_are_skipped() -> None:
     line = json.dumps(_line(payload={"game_id": "g1", "t": "a\u2028b"}), ensure_ascii=False)
     data = ("\n" + line + "\n\n").encode("utf-8")
-    lines, errors = read_import(io.BytesIO(data))
-    assert errors == []
-    assert [x.line for x in lines] == [2]
-    assert lines[0].event.payload["t"] == "a\u2028b"
+    (checked,) = import_lines(io.BytesIO(data))
+    assert isinstance(checked, ImportLine) and checked.line == 2
+    assert checked.event.payload["t"] == "a\u2028b"
 
 
 def test_an_event_id_twice_in_one_file_is_an_error_on_the_second_line() -> None:
     line = json.dumps(_line(event_id=UUID))
-    lines, errors = read_import(io.BytesIO(f"{line}\n{line}\n".encode()))
-    assert len(lines) == 1
-    assert errors[0].line == 2 and "line 1" in str(errors[0])
+    first, second = import_lines(io.BytesIO(f"{line}\n{line}\n".encode()))
+    assert isinstance(first, ImportLine)
+    assert isinstance(second, JsonlError) and second.line == 2 and "line 1" in str(second)
 
 
 def test_a_new_event_is_checked_whole() -> None:

@@ -1,4 +1,4 @@
-"""`arbitru engine score` as DESIGN.md's command-line contract says, through the real CLI."""
+"""`arbitru engine score` as the README's command-line contract says, through the real CLI."""
 
 import json
 import subprocess
@@ -160,9 +160,9 @@ def test_batch_scores_every_line_in_order_and_goes_on_after_a_bad_line(tmp_path)
     out = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["line"] for r in out] == [1, 2, 3, 5, 6, 7]
     assert [r["score"] for r in out] == [167, 0, 0, 22, 0, 0]
-    assert "line 2: malformed JSON" in out[1]["errors"][0]
+    assert "line 2: not valid JSON" in out[1]["errors"][0]
     assert "line 3, board: expected 15 rows, found 3" in out[2]["errors"][0]
-    assert "line 6: expected a JSON object" in out[4]["errors"][0]
+    assert "line 6: each line must be one JSON object" in out[4]["errors"][0]
     assert "line 7: 'move' must be a string" in out[5]["errors"][0]
 
 

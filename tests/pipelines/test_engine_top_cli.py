@@ -1,4 +1,4 @@
-"""`arbitru engine top` as DESIGN.md's command-line contract says, through the real CLI."""
+"""`arbitru engine top` as the README's command-line contract says, through the real CLI."""
 
 import json
 from pathlib import Path
@@ -98,7 +98,7 @@ def test_batch_answers_every_line_in_order_and_goes_on_after_a_bad_line(tmp_path
     assert ok[1]["top_score"] > 0 and all("H" in m["move"] or "8" in m["move"]
                                           for m in ok[1]["moves"])  # fmt: skip
     errors = {r["line"]: r["error"] for r in out if "error" in r}
-    assert "line 2: malformed JSON" in errors[2]
+    assert "line 2: not valid JSON" in errors[2]
     assert "line 3" in errors[3] and "expected 15" in errors[3] and "found 3" in errors[3]
     assert "line 4" in errors[4] and "a rack holds at most 7" in errors[4]
     assert "line 7: 'rack' must be a string" in errors[7]

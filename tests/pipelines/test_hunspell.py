@@ -143,3 +143,9 @@ def test_rospell_forms_include_known_inflections():
     assert {"lup", "lupul", "lupului", "lupi", "lupii", "lupilor", "lupule"} <= {
         f.word for f in expand_stem(lup, affixes)
     }
+
+
+def test_unreadable_file_is_named_without_python_errno_text(tmp_path):
+    with pytest.raises(HunspellFormatError, match=r"cannot read \(Is a directory\)") as caught:
+        Hunspell.read(tmp_path, DATA / "tiny.dic")
+    assert "Errno" not in str(caught.value)

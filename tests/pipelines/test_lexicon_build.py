@@ -13,8 +13,10 @@ from pipelines.hunspell import Hunspell, parse_aff, parse_dic
 from pipelines.lexicon_build import (
     STAGES,
     BuildInputMissing,
+    ImplausibleBuild,
     build,
     filter_lexicon,
+    implausibility,
     is_colloquial,
     is_vocative,
     prefixed_headwords,
@@ -177,3 +179,15 @@ def test_include_file_named_but_missing_is_an_error(tmp_path):
     with pytest.raises(WordListError, match="cannot read"):
         read_override(tmp_path / "nope.txt", tmp_path / "default.txt")
     assert read_override(None, tmp_path / "default-absent.txt") == frozenset()
+
+
+def test_implausible_result_is_refused_before_anything_is_written(small, tmp_path):
+    aff, dic = tmp_path / "x.aff", tmp_path / "x.dic"
+    aff.write_text(AFF), dic.write_text(DIC)
+    out = tmp_path / "out"
+    with pytest.raises(ImplausibleBuild, match="far fewer than the 1,000 expected"):
+        build(out, aff, dic, attested=frozenset, min_words=1_000)
+    with pytest.raises(ImplausibleBuild, match="no two-letter words"):
+        build(out, aff, dic, attested=frozenset, min_words=1)
+    assert not out.exists()
+    assert implausibility(filter_lexicon(small, frozenset(), include={"AL"}), 5) is None

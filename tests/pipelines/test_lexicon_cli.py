@@ -1,7 +1,12 @@
 """`arbitru lexicon build|add|info|check` through the real CLI."""
 
+import contextlib
 import json
 import lzma
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,11 +18,43 @@ from pipelines.wordlists import read_word_list
 
 DATA = Path(__file__).parents[1] / "data" / "lexicon"
 FEDERATION = DATA / "federation.txt"
+SHIPPED = Path(__file__).parents[2] / "src" / "engine" / "data"
 runner = CliRunner()
 
 
 def lexicon(*args: str):
     return runner.invoke(app, ["lexicon", *args])
+
+
+def rospell_like(tmp_path: Path) -> tuple[Path, Path]:
+    """The hand-made Hunspell files plus a two-letter word, as a small but plausible source."""
+    aff, dic = tmp_path / "small.aff", tmp_path / "small.dic"
+    aff.write_bytes((DATA / "tiny.aff").read_bytes())
+    dic.write_text((DATA / "tiny.dic").read_text("utf-8") + "al\n", "utf-8")
+    return aff, dic
+
+
+def build_small(tmp_path: Path, *args: str):
+    aff, dic = rospell_like(tmp_path)
+    return lexicon("build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5", *args)
+
+
+def stderr_of(terminal: bool, *args: str, home: Path, area: str = "lexicon") -> tuple[int, str]:
+    """Exit code and stderr of `arbitru AREA ARGS` with stderr on a pseudo-terminal or a pipe."""
+    env = {**os.environ, "ARBITRU_HOME": str(home), "COLUMNS": "100"}
+    command = [str(Path(sys.executable).with_name("arbitru")), area, *args]
+    if not terminal:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+        return done.returncode, done.stderr
+    leader, follower = pty.openpty()
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=follower, env=env) as child:
+        os.close(follower)
+        chunks = []
+        with contextlib.suppress(OSError):  # EIO once the child has closed its end
+            while chunk := os.read(leader, 65536):
+                chunks.append(chunk)
+        os.close(leader)
+    return child.returncode, b"".join(chunks).decode(errors="replace")
 
 
 def test_check_valid_word_exits_0_and_folds_diacritics(home):
@@ -109,13 +146,12 @@ def test_info_of_the_default_list(default_home):
 def test_build_from_given_hunspell_files_writes_the_three_files(home, tmp_path):
     pytest.importorskip("wordfreq")
     out = tmp_path / "out"
-    result = lexicon("build", "--aff", str(DATA / "tiny.aff"), "--dic", str(DATA / "tiny.dic"),
-                     "--out", str(out), "--json")  # fmt: skip
+    result = build_small(tmp_path, "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     words = lzma.decompress((out / "ro-frs-words.txt.xz").read_bytes()).decode().split()
-    assert words == ["BANCA", "BANCALOR", "BANCI", "CASA", "CASALOR", "CASE", "DAT", "DATI",
-                     "MATI", "NOD"]  # fmt: skip
+    assert words == ["AL", "BANCA", "BANCALOR", "BANCI", "CASA", "CASALOR", "CASE", "DAT",
+                     "DATI", "MATI", "NOD"]  # fmt: skip
     assert data["words"] == len(words) and (out / "NOTICE").is_file()
     assert [s["stage"] for s in data["stages"]][-1] == "unattested-prefix"
 
@@ -125,3 +161,142 @@ def test_build_without_the_extra_says_what_to_install(home, tmp_path, monkeypatc
     result = lexicon("build", "--out", str(tmp_path))
     assert result.exit_code == 2
     assert 'pip install "arbitru[lexicon-build]"' in result.stderr
+
+
+def test_identifiers_are_printed_whole_at_a_narrow_terminal(home, tmp_path):
+    sha256 = read_word_list(FEDERATION).sha256
+    narrow = {"COLUMNS": "60"}
+    for args in (["add", str(FEDERATION)], ["info", sha256], ["info", str(FEDERATION)],
+                 ["check", "vara", "--dict", str(FEDERATION)]):  # fmt: skip
+        result = runner.invoke(app, ["lexicon", *args], env=narrow)
+        assert result.exit_code == 0, result.output
+        assert any(sha256 in line for line in result.stdout.splitlines()), (args, result.stdout)
+        assert "…" not in result.stdout
+
+
+def test_identifier_of_a_build_is_printed_whole_at_a_narrow_terminal(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    aff, dic = rospell_like(tmp_path)
+    result = runner.invoke(
+        app,
+        ["lexicon", "build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5"],
+        env={"COLUMNS": "60"},
+    )
+    assert result.exit_code == 0, result.output
+    sha256 = json.loads(build_small(tmp_path, "--json").stdout)["sha256"]
+    assert any(sha256 in line for line in result.stdout.splitlines())
+    assert "…" not in result.stdout
+
+
+def test_build_without_out_never_writes_into_the_installed_package(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    before = {p.name: p.read_bytes() for p in SHIPPED.iterdir() if p.is_file()}
+    try:
+        result = build_small(tmp_path, "--json")
+        after = {p.name: p.read_bytes() for p in SHIPPED.iterdir() if p.is_file()}
+        assert after == before
+    finally:  # a failing run must not leave the worktree's shipped list damaged
+        for name, data in before.items():
+            if (SHIPPED / name).read_bytes() != data:
+                (SHIPPED / name).write_bytes(data)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["registered"] is True and Path(data["words_file"]).parent == home / "lists"
+    check = lexicon("check", "case", "--dict", data["sha256"], "--json")
+    assert check.exit_code == 0 and json.loads(check.stdout)["dictionary"] == data["sha256"]
+    assert json.loads(lexicon("info", "--json").stdout)["sha256"] == default_sha256()
+
+
+def test_build_refuses_an_empty_or_implausible_result_and_says_why(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    garbage = tmp_path / "garbage"
+    garbage.write_text("Zm9v YmFy\nqwe=rty/uiop\n0x1f 0x2e\n", "utf-8")
+    out = tmp_path / "out"
+    result = lexicon("build", "--aff", str(garbage), "--dic", str(garbage), "--out", str(out))
+    assert result.exit_code == 2
+    assert "no words" in result.stderr and not out.exists()
+    aff, dic = rospell_like(tmp_path)
+    small = lexicon("build", "--aff", str(aff), "--dic", str(dic), "--out", str(out))
+    assert small.exit_code == 2
+    assert "far fewer than" in small.stderr and "--min-words" in small.stderr
+    assert not out.exists()
+
+
+def test_build_refuses_a_list_without_two_letter_words(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    result = lexicon("build", "--aff", str(DATA / "tiny.aff"), "--dic", str(DATA / "tiny.dic"),
+                     "--min-words", "1", "--out", str(tmp_path / "out"))  # fmt: skip
+    assert result.exit_code == 2
+    assert "no two-letter words" in result.stderr
+
+
+def test_build_names_a_missing_input_file_without_errno_text(home, tmp_path):
+    result = lexicon("build", "--aff", str(tmp_path / "nope.aff"), "--dic", str(tmp_path / "x.dic"),
+                     "--out", str(tmp_path / "out"))  # fmt: skip
+    assert result.exit_code == 2
+    assert "nope.aff: no such file" in result.stderr and "Errno" not in result.stderr
+
+
+def test_info_of_a_file_only_reads_and_registers_nothing(home, tmp_path):
+    result = lexicon("info", str(FEDERATION), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["registered"] is False and data["words"] == 6 and data["two_letter"] == 2
+    assert not home.exists() or not any(p.is_file() for p in home.rglob("*"))
+    assert lexicon("info", data["sha256"]).exit_code == 2
+    assert lexicon("info", "--json").exit_code == 0
+    assert not home.exists() or not any(p.is_file() for p in home.rglob("*"))
+
+
+def test_readding_a_list_under_another_name_is_refused_naming_the_existing_one(home):
+    assert lexicon("add", str(FEDERATION), "--name", "LOC 2024").exit_code == 0
+    again = lexicon("add", str(FEDERATION), "--name", "LOC 2026")
+    assert again.exit_code == 2
+    assert "already registered as 'LOC 2024'" in again.stderr and "--rename" in again.stderr
+    sha256 = read_word_list(FEDERATION).sha256
+    assert json.loads(lexicon("info", sha256, "--json").stdout)["name"] == "LOC 2024"
+    assert lexicon("add", str(FEDERATION), "--name", "LOC 2024").exit_code == 0
+    renamed = lexicon("add", str(FEDERATION), "--name", "LOC 2026", "--rename", "--json")
+    assert renamed.exit_code == 0 and json.loads(renamed.stdout)["name"] == "LOC 2026"
+
+
+def test_list_with_out_of_bounds_words_is_added_with_a_warning_and_a_count(home, tmp_path):
+    path = tmp_path / "loc.txt"
+    path.write_text("vară\na\nelectroencefalografie\nșah\n", "utf-8")
+    result = lexicon("add", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["skipped"] == 2
+    assert "skipped 2 words" in result.stderr and "line 2" in result.stderr
+
+
+def test_build_shows_progress_on_stderr_only_when_it_is_a_terminal(tmp_path):
+    pytest.importorskip("wordfreq")
+    aff, dic = rospell_like(tmp_path)
+    args = ("build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5")
+    code, stderr = stderr_of(True, *args, home=tmp_path / "tty")
+    assert code == 0 and "expanding and filtering" in stderr
+    code, stderr = stderr_of(True, *args, "--json", home=tmp_path / "json")
+    assert code == 0 and stderr == ""
+    code, stderr = stderr_of(False, *args, home=tmp_path / "pipe")
+    assert code == 0 and stderr == ""
+
+
+def test_engine_commands_draw_no_cache_progress_under_json(tmp_path):
+    board = Path(__file__).parents[2] / "fixtures" / "boards" / "diluaram.txt"
+    words = ("--dict", str(FEDERATION), "--board", str(board))
+    score = ("score", *words, "--move", "15A: DILUARAM", "--json")
+    code, stderr = stderr_of(True, *score, home=tmp_path / "score", area="engine")
+    assert code in (0, 1) and stderr == ""
+    top = ("top", *words, "--rack", "ILUAAM", "--json")
+    code, stderr = stderr_of(True, *top, home=tmp_path / "top", area="engine")
+    assert code == 0 and stderr == ""
+
+
+def test_first_use_lexicon_cache_build_shows_progress_only_on_a_terminal(tmp_path):
+    args = ("check", "vara", "--dict", str(FEDERATION))
+    code, stderr = stderr_of(True, *args, home=tmp_path / "tty")
+    assert code == 0 and "building the lexicon cache" in stderr
+    code, stderr = stderr_of(True, *args, "--json", home=tmp_path / "json")
+    assert code == 0 and stderr == ""
+    code, stderr = stderr_of(False, *args, home=tmp_path / "pipe")
+    assert code == 0 and stderr == ""

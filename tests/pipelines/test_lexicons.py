@@ -71,6 +71,24 @@ def test_two_letter_file_given_at_registration_replaces_the_default(home):
     assert not dictionary.accepts("ZI") and dictionary.accepts("AL")
 
 
+def test_a_registered_lists_two_letter_list_is_never_replaced(home, tmp_path):
+    """Games record the words' SHA-256 only: its two-letter list must not change under them."""
+    entry = register_list(FEDERATION, two_letter=DATA / "two-letter.txt")
+    register_list(FEDERATION, two_letter=DATA / "two-letter.txt")  # the same one: idempotent
+    other = tmp_path / "other-two.txt"
+    other.write_text("AL\nZI\n", encoding="utf-8")
+    with pytest.raises(LexiconSpecError, match="would change the verdicts"):
+        register_list(FEDERATION, two_letter=other)
+    assert load_dictionary(entry.sha256).two_letter == {"AL"}
+
+
+def test_a_two_letter_list_is_not_added_to_a_list_registered_without_one(home):
+    entry = register_list(FEDERATION)
+    with pytest.raises(LexiconSpecError, match="no two-letter list of its own"):
+        register_list(FEDERATION, two_letter=DATA / "two-letter.txt")
+    assert load_dictionary(entry.sha256).two_letter == {"AL", "ZI"}
+
+
 def test_two_letter_argument_overrides_the_registered_list(home):
     dictionary = load_dictionary(str(FEDERATION), two_letter=str(DATA / "two-letter.txt"))
     assert dictionary.two_letter == {"AL"}

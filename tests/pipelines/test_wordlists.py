@@ -46,6 +46,26 @@ def test_file_not_in_utf8_names_the_line_and_how_to_convert(tmp_path):
         read_word_list(path)
 
 
+def test_words_outside_2_to_15_letters_are_skipped_and_counted_not_listed():
+    words = parse_word_list(
+        "vară\na\nelectroencefalografie\n# x\nșah\nabcdefghijklmno\n", "loc.txt"
+    )
+    assert words.words == ("ABCDEFGHIJKLMNO", "SAH", "VARA")
+    assert [(s.line, s.word) for s in words.skipped] == [(2, "A"), (3, "ELECTROENCEFALOGRAFIE")]
+    assert words.sha256 == dictionary_sha256(words.words)
+    assert "skipped 2 words" in words.skipped_note() and "line 2 'A'" in words.skipped_note()
+
+
+def test_list_of_only_out_of_bounds_words_has_no_words():
+    with pytest.raises(WordListError, match="no words of 2-15 letters"):
+        parse_word_list("a\no\n", "short.txt")
+
+
+def test_overlong_line_is_refused_with_its_line_number():
+    with pytest.raises(WordListError, match=r"huge\.txt, line 2: 2,000,000 characters"):
+        parse_word_list("vară\n" + "a" * 2_000_000 + "\n", "huge.txt")
+
+
 @given(st.text())
 def test_word_list_loader_raises_only_its_own_error(text):
     try:
@@ -53,3 +73,5 @@ def test_word_list_loader_raises_only_its_own_error(text):
     except WordListError:
         return
     assert all(w.isascii() and w.isalpha() and w.isupper() for w in words.words)
+    assert all(2 <= len(w) <= 15 for w in words.words)
+    assert all(not 2 <= len(s.word) <= 15 for s in words.skipped)

@@ -1,0 +1,389 @@
+"""Checkpoints: signed Merkle tree heads over the ledger, recorded and never edited, and the
+inclusion and consistency proofs they make possible (docs/proofs.md).
+
+Making a checkpoint reads every event hash and rebuilds the tree, because that is what
+catches a change made behind the ledger's back since the last checkpoint: the rebuilt tree
+must reproduce the last checkpoint's root (any altered hash of an event it covers changes
+it), the stored subtrees must match the rebuilt ones, and the events added since must form
+an intact chain (each recomputed from its content, each linked to the one before). Only then
+is the new head signed. A checkpoint signs event hashes; an event whose content no longer
+gives its hash is caught by `ledger verify` and by every proof for it.
+
+Proofs do not rebuild the tree: a complete, aligned subtree never changes in an append-only
+log, so every one of at least `2**SUBTREE_LEVEL` leaves is stored when a checkpoint covers
+it, and a proof reads those plus the event hashes of at most two such blocks. Each proof is
+checked against its signed root before it is handed out, so that a ledger altered after the
+checkpoint yields no proof for the altered part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from ledger import merkle
+from ledger.canonical import GENESIS_HASH, chain_hash, envelope_bytes, now_recorded_at
+from ledger.database import read_transaction, write_transaction
+from ledger.envelope import MAX_SEQ
+from ledger.errors import LedgerError
+from ledger.jsonl import row_line
+from ledger.schema import checkpoints as checkpoints_table
+from ledger.schema import events as events_table
+from ledger.schema import merkle_subtrees
+from ledger.signing import Checkpoint, Ed25519PrivateKey, sign
+from ledger.store import EventStore
+
+SUBTREE_LEVEL = 8
+"""Subtrees of `2**SUBTREE_LEVEL` leaves and more are stored; smaller ones are rehashed."""
+
+_BLOCK = 1 << SUBTREE_LEVEL
+_READ_PAGE = 20_000
+_INSERT_CHUNK = 5000
+
+
+class CheckpointError(LedgerError):
+    """A checkpoint or a proof that cannot be made: no events, no checkpoint, an unknown
+    seq or size. The message says what to do."""
+
+
+class LedgerAltered(CheckpointError):
+    """The ledger no longer matches what a checkpoint signed, or its events no longer form
+    an intact chain: nothing is signed or proved over it."""
+
+
+@dataclass(frozen=True)
+class InclusionProof:
+    """Event `seq` (its export line) is leaf `seq - 1` of the tree signed by `checkpoint`."""
+
+    event_line: bytes
+    seq: int
+    audit_path: tuple[bytes, ...]
+    checkpoint: Checkpoint
+
+
+@dataclass(frozen=True)
+class ConsistencyProof:
+    """The tree signed by `new` extends the tree signed by `old`."""
+
+    old: Checkpoint
+    new: Checkpoint
+    path: tuple[bytes, ...]
+
+
+_WITH_CHECKPOINTS: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def _has_checkpoints(connection: Connection) -> bool:
+    """Whether the database is migrated far enough to hold checkpoints (0004); remembered per
+    engine once true, as the tables are never dropped while a ledger is in use."""
+    engine = connection.engine
+    if engine in _WITH_CHECKPOINTS:
+        return True
+    if sa.inspect(connection).has_table("checkpoints"):
+        _WITH_CHECKPOINTS.add(engine)
+        return True
+    return False
+
+
+def _checkpoint(row: Any) -> Checkpoint:
+    return Checkpoint(row.tree_size, row.root, row.created_at, row.key_id, row.signature)
+
+
+def latest_checkpoint(store: EventStore) -> Checkpoint | None:
+    """The checkpoint of the largest tree, or None when there is none."""
+    with read_transaction(store.engine) as connection:
+        return _latest(connection)
+
+
+def _latest(connection: Connection) -> Checkpoint | None:
+    if not _has_checkpoints(connection):
+        return None
+    row = connection.execute(
+        sa.select(checkpoints_table).order_by(checkpoints_table.c.tree_size.desc()).limit(1)
+    ).first()
+    return _checkpoint(row) if row else None
+
+
+def list_checkpoints(store: EventStore) -> list[Checkpoint]:
+    """Every checkpoint, smallest tree first."""
+    with read_transaction(store.engine) as connection:
+        if not _has_checkpoints(connection):
+            return []
+        rows = connection.execute(
+            sa.select(checkpoints_table).order_by(checkpoints_table.c.tree_size)
+        )
+        return [_checkpoint(row) for row in rows]
+
+
+def find_checkpoint(store: EventStore, tree_size: int | None = None) -> Checkpoint:
+    """The checkpoint of `tree_size` events, or the latest one when it is None."""
+    with read_transaction(store.engine) as connection:
+        return _find(connection, tree_size)
+
+
+def _find(connection: Connection, tree_size: int | None) -> Checkpoint:
+    latest = _latest(connection)
+    if latest is None:
+        raise CheckpointError(
+            "the ledger has no checkpoint yet: make one with `arbitru ledger checkpoint --key FILE`"
+        )
+    if tree_size is None:
+        return latest
+    row = (
+        connection.execute(
+            sa.select(checkpoints_table).where(checkpoints_table.c.tree_size == tree_size)
+        ).first()
+        if 1 <= tree_size <= MAX_SEQ
+        else None
+    )
+    if row is None:
+        raise CheckpointError(
+            f"there is no checkpoint of {tree_size} events; `arbitru ledger checkpoints` lists "
+            f"them (the latest covers {latest.tree_size})"
+        )
+    return _checkpoint(row)
+
+
+def make_checkpoint(store: EventStore, key: Ed25519PrivateKey) -> tuple[Checkpoint, bool]:
+    """Sign and record a checkpoint of the whole ledger as it is now; returns it and whether
+    it is new (False: the ledger has not grown since the latest checkpoint, which is
+    returned). Raises `LedgerAltered` when the ledger fails the checks of the module
+    docstring, `CheckpointError` when it holds no events."""
+    size = store.head().seq
+    if size == 0:
+        raise CheckpointError("the ledger holds no events yet: there is nothing to checkpoint")
+    previous = latest_checkpoint(store)
+    if previous is not None and previous.tree_size >= size:
+        if previous.tree_size > size:
+            raise LedgerAltered(
+                f"checkpoint {previous.tree_size} covers {previous.tree_size} events but the "
+                f"ledger holds only {size}: events were removed; run `arbitru ledger verify`"
+            )
+        return previous, False
+    trusted = previous.tree_size if previous else 0
+    levels = merkle.levels(_checked_leaves(store, size, trusted))
+    if previous is not None and _range(levels, 0, previous.tree_size).hex() != previous.root:
+        raise LedgerAltered(
+            f"the events no longer give the root signed by checkpoint {previous.tree_size}: an "
+            f"event hash up to seq {previous.tree_size} was altered after it was signed; run "
+            "`arbitru ledger verify`"
+        )
+    checkpoint = sign(key, size, levels[-1][0].hex(), now_recorded_at())
+    with write_transaction(store.engine) as connection:
+        existing = connection.execute(
+            sa.select(checkpoints_table).where(checkpoints_table.c.tree_size == size)
+        ).first()
+        if existing is not None:
+            return _checkpoint(existing), False
+        _store_subtrees(connection, levels, size)
+        connection.execute(sa.insert(checkpoints_table).values(**checkpoint.to_dict()))
+    return checkpoint, True
+
+
+def _checked_leaves(store: EventStore, size: int, trusted: int) -> list[bytes]:
+    """The leaves of events 1 to `size`, in one pass. Seqs must run without gaps; the events
+    after `trusted` (the last checkpointed seq) must form an intact chain from it, so they
+    are read whole, while the events before are read by their hash alone (the last
+    checkpoint's root vouches for those)."""
+    leaves: list[bytes] = []
+    append, sha256, fromhex, encode = leaves.append, hashlib.sha256, bytes.fromhex, envelope_bytes
+    prev_hash, expected = GENESIS_HASH, 1
+    try:
+        if trusted:
+            with read_transaction(store.engine) as connection:
+                result = connection.execution_options(yield_per=_READ_PAGE).execute(
+                    _HASHES_SQL, {"last": trusted}
+                )
+                for seq, stored in result:
+                    if seq != expected:
+                        break
+                    append(sha256(b"\x00" + fromhex(stored)).digest())
+                    prev_hash, expected = stored, expected + 1
+            if expected <= trusted:
+                raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
+        for row in store.iter_rows(from_seq=trusted + 1, page_size=_READ_PAGE):
+            seq, stored = row[0], row[10]
+            if seq > size:
+                break
+            if seq != expected:
+                raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
+            if row[9] != prev_hash:
+                raise LedgerAltered(
+                    f"seq {seq} does not link to the event before it (its prev_hash is not "
+                    "that event's hash): the ledger was altered; run `arbitru ledger verify`"
+                )
+            try:
+                digest = sha256(encode(row, None, prev_hash)).hexdigest()
+            except (TypeError, AttributeError, UnicodeEncodeError):
+                digest = None
+            if digest != stored:
+                raise LedgerAltered(
+                    f"seq {seq}: its content no longer gives its stored hash: the event was "
+                    "altered; run `arbitru ledger verify`"
+                )
+            append(sha256(b"\x00" + fromhex(stored)).digest())
+            prev_hash, expected = stored, expected + 1
+    except (TypeError, ValueError):
+        raise LedgerAltered(
+            f"seq {expected}: the stored hash is not hexadecimal: the ledger was altered; run "
+            "`arbitru ledger verify`"
+        ) from None
+    if expected <= size:
+        raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
+    return leaves
+
+
+def _recomputed(row: tuple[Any, ...]) -> str | None:
+    try:
+        return chain_hash(row[9], envelope_bytes(row))
+    except (TypeError, AttributeError, UnicodeEncodeError):
+        return None
+
+
+def _range(levels: list[list[bytes]], start: int, end: int) -> bytes:
+    """MTH(D[start:end]) read from the levels of a tree that holds those leaves."""
+    if merkle.is_perfect(start, end):
+        height = (end - start).bit_length() - 1
+        return levels[height][start >> height]
+    middle = start + merkle.split_point(end - start)
+    return merkle.node_hash(_range(levels, start, middle), _range(levels, middle, end))
+
+
+def _store_subtrees(connection: Connection, levels: list[list[bytes]], size: int) -> None:
+    """Record the complete subtrees of at least `_BLOCK` leaves not yet stored; a stored one
+    that differs from the rebuilt tree means the table was altered."""
+    stored = {
+        (row.level, row.position): row.hash
+        for row in connection.execute(sa.select(merkle_subtrees))
+    }
+    fresh: list[dict[str, Any]] = []
+    for height in range(SUBTREE_LEVEL, len(levels)):
+        for position in range(size >> height):
+            digest = levels[height][position].hex()
+            known = stored.get((height, position))
+            if known is None:
+                fresh.append({"level": height, "position": position, "hash": digest})
+            elif known != digest:
+                raise LedgerAltered(
+                    f"the stored subtree of seqs {(position << height) + 1} to "
+                    f"{(position + 1) << height} no longer matches those events: the ledger "
+                    "was altered; run `arbitru ledger verify`"
+                )
+    for start in range(0, len(fresh), _INSERT_CHUNK):
+        connection.execute(sa.insert(merkle_subtrees), fresh[start : start + _INSERT_CHUNK])
+
+
+_HASHES_SQL = (
+    sa.select(events_table.c.seq, events_table.c.hash)
+    .where(events_table.c.seq <= sa.bindparam("last"))
+    .order_by(events_table.c.seq)
+)
+_SUBTREE_SQL = sa.select(merkle_subtrees.c.hash).where(
+    merkle_subtrees.c.level == sa.bindparam("level"),
+    merkle_subtrees.c.position == sa.bindparam("position"),
+)
+_BLOCK_SQL = (
+    sa.select(events_table.c.seq, events_table.c.hash)
+    .where(events_table.c.seq > sa.bindparam("first"), events_table.c.seq <= sa.bindparam("last"))
+    .order_by(events_table.c.seq)
+)
+
+
+class _Subtrees:
+    """MTH(D[a:b]) for a tree of `size` events, from stored subtrees and, below
+    `SUBTREE_LEVEL`, from the tree of one block of event hashes, each block read once."""
+
+    def __init__(self, connection: Connection, size: int) -> None:
+        self._connection = connection
+        self._size = size
+        self._blocks: dict[int, list[list[bytes]]] = {}
+
+    def __call__(self, start: int, end: int) -> bytes:
+        if end - start >= _BLOCK and merkle.is_perfect(start, end):
+            height = (end - start).bit_length() - 1
+            found = self._connection.execute(
+                _SUBTREE_SQL, {"level": height, "position": start >> height}
+            ).scalar()
+            if found is not None:
+                return bytes.fromhex(found)
+        block = start // _BLOCK
+        if block == (end - 1) // _BLOCK:
+            offset = block * _BLOCK
+            return _range(self._block(block), start - offset, end - offset)
+        middle = start + merkle.split_point(end - start)
+        return merkle.node_hash(self(start, middle), self(middle, end))
+
+    def _block(self, block: int) -> list[list[bytes]]:
+        """The levels of the tree over one block of leaves (the last block may be partial)."""
+        if block not in self._blocks:
+            first = block * _BLOCK
+            last = min(first + _BLOCK, self._size)
+            rows = self._connection.execute(_BLOCK_SQL, {"first": first, "last": last}).all()
+            if [row.seq for row in rows] != list(range(first + 1, last + 1)):
+                raise LedgerAltered(
+                    f"events between seq {first + 1} and {last} are missing: the ledger was "
+                    "altered; run `arbitru ledger verify`"
+                )
+            try:
+                self._blocks[block] = merkle.levels([merkle.leaf_hash(row.hash) for row in rows])
+            except (TypeError, ValueError):
+                raise LedgerAltered(
+                    f"a stored hash between seq {first + 1} and {last} is not hexadecimal: the "
+                    "ledger was altered; run `arbitru ledger verify`"
+                ) from None
+        return self._blocks[block]
+
+
+def prove_inclusion(store: EventStore, seq: int, tree_size: int | None = None) -> InclusionProof:
+    """The proof that event `seq` is in the checkpoint of `tree_size` events (the latest
+    when None), checked against the signed root before it is returned."""
+    with read_transaction(store.engine) as connection:
+        checkpoint = _find(connection, tree_size)
+        if not 1 <= seq <= checkpoint.tree_size:
+            raise CheckpointError(
+                f"seq {seq} is not covered by checkpoint {checkpoint.tree_size}, which holds "
+                f"seqs 1 to {checkpoint.tree_size}"
+                + ("" if seq < 1 else "; make a newer checkpoint with `arbitru ledger checkpoint`")
+            )
+        path = merkle.inclusion_path(
+            seq - 1, checkpoint.tree_size, _Subtrees(connection, checkpoint.tree_size)
+        )
+    row = next(store.iter_rows(from_seq=seq, page_size=1))
+    recomputed = _recomputed(row)
+    if recomputed != row[10]:
+        raise LedgerAltered(
+            f"seq {seq} was altered after it was recorded: its content no longer gives its "
+            "hash; run `arbitru ledger verify`"
+        )
+    leaf = merkle.leaf_hash(recomputed)
+    found = merkle.root_from_inclusion(seq - 1, checkpoint.tree_size, leaf, path)
+    if found is None or found.hex() != checkpoint.root:
+        raise LedgerAltered(
+            f"the ledger no longer matches checkpoint {checkpoint.tree_size}: event hashes it "
+            "covers were altered after it was signed; run `arbitru ledger verify`"
+        )
+    return InclusionProof(row_line(row).rstrip(b"\n"), seq, tuple(path), checkpoint)
+
+
+def prove_consistency(store: EventStore, old_size: int, new_size: int) -> ConsistencyProof:
+    """The proof that checkpoint `new_size` extends checkpoint `old_size`, checked against
+    both signed roots before it is returned."""
+    if old_size > new_size:
+        raise CheckpointError(
+            f"the old checkpoint ({old_size}) must not be larger than the new one ({new_size})"
+        )
+    with read_transaction(store.engine) as connection:
+        old, new = _find(connection, old_size), _find(connection, new_size)
+        path = merkle.consistency_path(old_size, new_size, _Subtrees(connection, new_size))
+    roots = merkle.roots_from_consistency(old_size, new_size, bytes.fromhex(old.root), path)
+    if roots is None or (roots[0].hex(), roots[1].hex()) != (old.root, new.root):
+        raise LedgerAltered(
+            f"the ledger no longer matches checkpoints {old_size} and {new_size}: event hashes "
+            "they cover were altered after they were signed; run `arbitru ledger verify`"
+        )
+    return ConsistencyProof(old, new, tuple(path))

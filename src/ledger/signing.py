@@ -1,0 +1,213 @@
+"""Signed checkpoints: the statement a federation key signs, and Ed25519 key files.
+
+A checkpoint says "the ledger's first `tree_size` events have the Merkle tree head `root`,
+as of `created_at`". The signed bytes are this UTF-8 text, each line ending in a newline:
+
+    arbitru checkpoint v1
+    tree_size <decimal>
+    root <64 lowercase hexadecimal digits>
+    created_at <the moment, as recorded_at is written>
+
+signed with Ed25519 (RFC 8032). A key is named by its key id: the SHA-256, in hexadecimal,
+of its 32 raw public-key bytes. Keys are kept in PEM files (PKCS #8 for the private key,
+SubjectPublicKeyInfo for the public one), which OpenSSL reads as they are.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from ledger.errors import LedgerError
+
+STATEMENT_HEADER = "arbitru checkpoint v1"
+
+
+class KeyFileError(LedgerError):
+    """A key file that cannot be written, read or used; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A signed tree head: the first `tree_size` events have Merkle root `root` (hex)."""
+
+    tree_size: int
+    root: str
+    created_at: str
+    key_id: str
+    signature: str
+    """Base64 of the 64-byte Ed25519 signature of `statement()`."""
+
+    def statement(self) -> bytes:
+        """The signed bytes."""
+        return statement(self.tree_size, self.root, self.created_at)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The checkpoint as it appears in proofs and in `--json` output."""
+        return {
+            "tree_size": self.tree_size,
+            "root": self.root,
+            "created_at": self.created_at,
+            "key_id": self.key_id,
+            "signature": self.signature,
+        }
+
+
+def statement(tree_size: int, root: str, created_at: str) -> bytes:
+    """The bytes a checkpoint's signature covers (module docstring)."""
+    return (
+        f"{STATEMENT_HEADER}\ntree_size {tree_size}\nroot {root}\ncreated_at {created_at}\n"
+    ).encode()
+
+
+def key_id(public_key: Ed25519PublicKey) -> str:
+    """SHA-256 of the raw public key, in hexadecimal."""
+    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()
+
+
+def sign(private_key: Ed25519PrivateKey, tree_size: int, root: str, created_at: str) -> Checkpoint:
+    """A checkpoint of `tree_size` events with head `root`, signed now."""
+    signature = private_key.sign(statement(tree_size, root, created_at))
+    return Checkpoint(
+        tree_size,
+        root,
+        created_at,
+        key_id(private_key.public_key()),
+        base64.b64encode(signature).decode("ascii"),
+    )
+
+
+def signature_problem(checkpoint: Checkpoint, public_key: Ed25519PublicKey) -> str | None:
+    """Why the checkpoint is not signed by `public_key`, or None when it is."""
+    expected = key_id(public_key)
+    if checkpoint.key_id != expected:
+        return (
+            f"the checkpoint names key {checkpoint.key_id}, not the given public key "
+            f"{expected}: it was signed by another key"
+        )
+    try:
+        raw = base64.b64decode(checkpoint.signature, validate=True)
+    except (binascii.Error, ValueError):
+        return "the checkpoint's signature is not base64"
+    try:
+        public_key.verify(raw, checkpoint.statement())
+    except InvalidSignature:
+        return (
+            "the checkpoint's signature does not verify with the given public key: its size, "
+            "root or time was altered, or another key signed it"
+        )
+    return None
+
+
+def new_key_files(path: Path) -> tuple[Ed25519PublicKey, Path]:
+    """Create a new key: the private key in `path`, readable by its owner only, and the public
+    key in `path` + `.pub`. Refuses to replace either file. Returns the public key and the
+    public key's path."""
+    public_path = path.with_name(path.name + ".pub")
+    for existing in (path, public_path):
+        if existing.exists() or existing.is_symlink():
+            raise KeyFileError(
+                f"{existing} already exists; a key is never overwritten: choose another name, "
+                "or move the old key away first (checkpoints it signed stay verifiable only "
+                "with its public key)"
+            )
+    key = Ed25519PrivateKey.generate()
+    private_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    public_pem = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    _write_new(path, private_pem, 0o600)
+    try:
+        _write_new(public_path, public_pem, 0o644)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return key.public_key(), public_path
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        raise KeyFileError(f"{path} already exists; a key is never overwritten") from None
+    except OSError as exc:
+        raise KeyFileError(f"cannot create {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(path, mode)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise KeyFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def public_pem(public_key: Ed25519PublicKey) -> str:
+    """The public key as the PEM text of a `.pub` file."""
+    return public_key.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode("ascii")
+
+
+def load_private_key(path: Path) -> Ed25519PrivateKey:
+    """The federation's private key from a file written by `new_key_files`. A file others may
+    read is refused, as ssh does: the key signs what the federation vouches for."""
+    data = _read(path, "private key")
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        key = None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise KeyFileError(
+            f"{path} is not an unencrypted Ed25519 private key in PEM form; create one with "
+            "`arbitru keys new FILE`"
+        )
+    mode = path.stat().st_mode
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise KeyFileError(
+            f"{path} can be read by other users (mode {stat.S_IMODE(mode):04o}); make it "
+            f"private with `chmod 600 {path}`"
+        )
+    return key
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    """A public key from a `.pub` file (PEM SubjectPublicKeyInfo)."""
+    data = _read(path, "public key")
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        key = None
+    if not isinstance(key, Ed25519PublicKey):
+        raise KeyFileError(
+            f"{path} is not an Ed25519 public key in PEM form (the FILE.pub written by "
+            "`arbitru keys new FILE`)"
+        )
+    return key
+
+
+def _read(path: Path, what: str) -> bytes:
+    if path.is_dir():
+        raise KeyFileError(f"{path} is a directory; give the {what} file")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise KeyFileError(f"{path}: no such file; give the {what} file") from None
+    except OSError as exc:
+        raise KeyFileError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,64 @@
+"""Progress of long word-list work (a build, a first lexicon cache), drawn on stderr.
+
+Shown only when stderr is a terminal and the command was not asked for JSON: a script reading
+the output, or a log file, gets no bars. The work reports through a plain callable, so the
+build and the registry know nothing of Rich.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+Report = Callable[[str, int, int | None], None]
+"""``report(step, done, total)``: the step under way, units done, and the total if known."""
+
+
+def quiet(step: str, done: int, total: int | None) -> None:
+    """The report that shows nothing."""
+
+
+def wanted(as_json: bool = False) -> bool:
+    """Whether to draw progress: stderr is a terminal and the output is not JSON."""
+    return not as_json and sys.stderr.isatty()
+
+
+@contextmanager
+def progress_on_stderr(show: bool) -> Iterator[Report]:
+    """A report drawing one line per step on stderr (cleared at the end), or `quiet`."""
+    if not show:
+        yield quiet
+        return
+    console = Console(stderr=True)
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        steps: dict[str, TaskID] = {}
+
+        def report(step: str, done: int, total: int | None) -> None:
+            if step not in steps:
+                for task in progress.tasks:
+                    if not task.finished:
+                        end = max(task.completed, 1)
+                        progress.update(task.id, total=end, completed=end)
+                steps[step] = progress.add_task(step, total=total)
+            progress.update(steps[step], completed=done, total=total)
+
+        yield report

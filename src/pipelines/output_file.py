@@ -1,0 +1,144 @@
+"""Writing an output file whole or not at all, and only where a file belongs.
+
+`--out PATH` must never destroy what is at PATH: a symbolic link is followed (the file it leads
+to is replaced, the link stays), a FIFO, a device, a directory or a socket is refused rather
+than replaced, and the new content goes to a temporary file beside the target that is renamed
+over it only once complete and on disk. Ctrl-C, SIGTERM and SIGHUP remove the temporary file
+before the command ends.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import stat
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class OutputRefused(Exception):
+    """The output cannot be written there; the message says why and what to do."""
+
+
+class Interrupted(Exception):
+    """A signal ended the writing; the temporary file is gone, the target left as it was.
+    `exit_code` is the shell's convention for it, 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"interrupted by signal {signum}")
+        self.exit_code = 128 + signum
+
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def output_target(out: Path) -> Path:
+    """The file `out` names: `out` itself, or the file a symbolic link at `out` leads to
+    (the link stays a link). Only a new path or a regular file will do: a FIFO, a device or a
+    directory is refused (`OutputRefused`), never replaced."""
+    target = Path(os.path.realpath(out))
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        if not target.parent.is_dir():
+            raise OutputRefused(
+                f"cannot write {out}: folder {target.parent} does not exist"
+            ) from None
+        return target
+    except OSError as exc:
+        raise OutputRefused(f"cannot write {out}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
+        name = str(out) if target == Path(os.path.abspath(out)) else f"{out} (a link to {target})"
+        raise OutputRefused(
+            f"{name} is {kind}, not a regular file: --out writes a new path or replaces an "
+            "earlier file; to feed a pipe or a device, write to stdout"
+        )
+    return target
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while the file was being written."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _terminations_raise() -> Iterator[None]:
+    """For the duration, SIGTERM and SIGHUP raise `_Terminated` (in the main thread, where
+    Python runs signal handlers), so that cleanup code runs as it does for Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, _frame: object) -> None:
+        raise _Terminated(signum)
+
+    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def write_whole(lines: Iterable[bytes], out: Path, target: Path) -> int:
+    """Write `lines` to `target` (what `output_target(out)` gave) and return how many: into
+    a new temporary file beside it, renamed over it once complete, so that a failure, Ctrl-C,
+    SIGTERM or SIGHUP leaves no half-written file behind and an earlier file at `target`
+    untouched (`OutputRefused` or `Interrupted` then). The new file keeps the permissions
+    of the file it replaces."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    try:
+        with _terminations_raise():
+            descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            with os.fdopen(descriptor, "wb") as handle:
+                count = 0
+                for line in lines:
+                    handle.write(line)
+                    count += 1
+                handle.flush()
+                os.fsync(handle.fileno())
+            _replace(partial, target, out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise OutputRefused(f"cannot write {out}: {exc.strerror or exc}") from None
+    except (_Terminated, KeyboardInterrupt) as exc:
+        partial.unlink(missing_ok=True)
+        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
+        raise Interrupted(signum) from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return count
+
+
+def _replace(partial: Path, target: Path, out: Path) -> None:
+    """Rename the finished file over `target`, still a regular file (or absent), with the
+    permissions of the file it replaces; then make the rename itself durable."""
+    try:
+        before = target.lstat()
+    except FileNotFoundError:
+        before = None
+    if before is not None:
+        if not stat.S_ISREG(before.st_mode):
+            partial.unlink(missing_ok=True)
+            raise OutputRefused(f"{out} was replaced by something else than a regular file")
+        os.chmod(partial, stat.S_IMODE(before.st_mode))
+    partial.replace(target)
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
