@@ -73,6 +73,16 @@ def sheet_json(state: GameState, player_id: str) -> dict[str, Any]:
     }
 
 
+def own_boards_note(state: GameState) -> str | None:
+    """What a round's results show instead of the common board and top in anticipation."""
+    if not _anticipation(state):
+        return None
+    return (
+        "every player plays their own board (no top): `arbitru game replay GAME --player P`"
+        " shows a player's board"
+    )
+
+
 def show_sheet(out: Console, state: GameState, player_id: str | None) -> None:
     """A player's stock, eliminated letters and score, and each round explained (in an
     anticipation game; without a player, how to see one's own board)."""

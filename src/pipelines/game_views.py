@@ -29,7 +29,7 @@ from engine.ruleset import Ruleset
 from ledger import RecordedEvent
 from pipelines.board_svg import board_svg
 from pipelines.board_view import board_table
-from pipelines.game_anticipation import replacing_text, show_sheet
+from pipelines.game_anticipation import own_boards_note, replacing_text, show_sheet
 from pipelines.game_completiv import show_player as show_completiv_player
 from pipelines.game_json import (
     dictionary_note,
@@ -221,8 +221,9 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
         + ")"
         + (f"; deadline {time_text(results.deadline)}" if results.deadline else "")
     )
+    own_boards = own_boards_note(state)
     highlight = [(t.row, t.col, t.cell) for t in results.top.tiles] if results.top else []
-    out.print(board_table(results.board, ruleset, highlight))
+    out.print(own_boards or board_table(results.board, ruleset, highlight))
     table = Table(title="submissions", title_justify="left", show_lines=True)
     table.add_column("player")
     table.add_column("as written")
@@ -254,7 +255,7 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
         top = results.top
         who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
         out.print(f"top: [bold]{escape(_top_move(top))}[/] = {top.score} ({top.source}; {who})")
-    else:
+    elif not own_boards:
         out.print("top: none yet")
     for decision in rnd.decisions:
         out.print(_decision_text(decision), soft_wrap=True)

@@ -131,3 +131,11 @@ def test_replay_at_an_event_shows_the_players_sheet_as_it_was_then(arbiter: Arbi
     assert sheet["rounds"][0]["explanations"][2] == "no submission"
     now = arbiter.view("replay", "an1", "--player", "bob")["sheet"]
     assert (now["group"], sorted(now["eliminated"])) == ("", ["?", "E"])
+
+
+def test_results_in_words_point_to_each_players_own_board(arbiter: Arbiter) -> None:
+    arbiter.ok("submit", "an1", "--player", "ana", "--text", "H8: SARIT")
+    shown = arbiter.run("results", "an1", "--round", "1", actor=False)
+    text = " ".join(shown.stdout.split())
+    assert "every player plays their own board (no top)" in text
+    assert "top: none yet" not in text and "TW" not in text
