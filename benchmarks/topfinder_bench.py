@@ -1,24 +1,29 @@
-"""Top finder speed and exactness on the 136 peer positions, and the lexicon's load cost.
+"""Top finder speed and exactness as a user gets them, through the real `arbitru` command.
 
-    python benchmarks/topfinder_bench.py [--positions FILE] [--words FILE] [--repeat N]
-                                         [--no-default]
+    python benchmarks/topfinder_bench.py [--positions FILE] [--words FILE]
 
-For every peer position (`shared/data/peer-positions` in the directory that contains the
-checkout, an external test data set; or --positions and --words), with its word list, the
-maximum must equal the independent solver's `max_score`, and scoring its `played` move must give
-`points`; any mismatch is printed and the exit code is 1. Prints the median, 95th percentile
-and maximum milliseconds per position, for 0, 1 and 2 jokers and overall, then the lexicon's
-build time, size, load time and resident memory (measured in a fresh process). Targets (issue
-4): median at most 5 ms, 95th percentile at most 30 ms; load at most 0.5 s and 150 MB.
+For the 136 peer positions (`shared/data/peer-positions` in the directory that contains the
+checkout, an external test data set; or --positions and --words) this runs, each in a fresh
+process with a fresh data directory, exactly what a user runs:
 
-The positions are timed in a fresh process that loads the lexicon from its bytes, as the CLI
-does from its cache. Each pass runs them in file order with a fresh `MoveGenerator`, as one
-batch would (cross-checks and unchanged lines reused from one position to the next); a
-position's time is its fastest pass, since other processes on a shared machine only ever slow
-a run down; CPU time (the timing process's) is printed beside it for the same reason. With
-the default list available (`pipelines.lexicons.load_dictionary()`), the same boards and racks
-are also timed with it, as mid-game positions on the full default dictionary (no reference
-maxima there).
+- the word list's first use: `arbitru engine top --dict WORDS` on the first position, which
+  registers the list and builds its lexicon cache (wall and CPU time, peak resident memory);
+  the same for the default list (no --dict);
+- start-up: `arbitru --help`, `arbitru engine score` on one move, and `arbitru engine top` on
+  one position end to end once the cache is built (CPU and wall time, median of 5 runs);
+- `arbitru engine top --batch` over the positions in file order, one pass, without and with
+  `--limit 10`, with the compiled generator and with the pure-Python one (the compiled module
+  hidden from the process). A position's time is the `elapsed_ms` the batch reports for it:
+  the search alone, as a batch spends it after loading the dictionary once;
+- the same four passes in a fresh process through the function the batch calls for each line,
+  timing CPU time: on a shared machine other processes lengthen a position's wall time (a
+  0.2 ms search preempted once takes 10 ms), never its CPU time.
+
+It prints the median, 95th percentile and maximum per number of jokers for each of the four
+passes side by side, and checks exactness: every top equals the independent solver's
+`max_score`, and both generators give the same lines (scores and moves, in order). Targets
+(issue 11): top median at most 0.3 ms and p95 at most 3 ms; `--limit 10` median at most 1 ms.
+The exit code is 1 on any mismatch or missed target.
 """
 
 from __future__ import annotations
@@ -27,68 +32,74 @@ import argparse
 import json
 import lzma
 import math
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from engine.board import Board
-from engine.dictionary import Dictionary
-from engine.lexicon import Lexicon
-from engine.movegen import MoveGenerator
-from engine.notation import Move, parse_move
-from engine.rack import Rack
-from engine.ruleset import Ruleset, load_ruleset
-from engine.verdict import check_move
-
 PEER = Path(__file__).resolve().parents[2] / "shared" / "data" / "peer-positions"
-MEDIAN_TARGET_MS = 5.0
-P95_TARGET_MS = 30.0
+TOP_MEDIAN_MS, TOP_P95_MS, LIMIT_MEDIAN_MS = 0.3, 3.0, 1.0
+# The same command with the compiled module hidden: what a user without a compiler runs.
+PURE_PYTHON = (
+    "import sys; sys.modules['engine._kernel'] = None; "
+    "sys.argv[0] = 'arbitru'; from pipelines.cli import main; main()"
+)
 
-# Resident memory is read from /proc (VmHWM: this process's peak since it started, which
-# ru_maxrss is not: Linux carries that across exec from the parent).
-_MEMORY = """
-def peak_mb():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-"""
 
-_LOAD_PROBE = (
-    _MEMORY
-    + """
+def arbitru_command(pure: bool = False) -> list[str]:
+    if pure:
+        return [sys.executable, "-c", PURE_PYTHON]
+    script = Path(sys.executable).with_name("arbitru")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "from pipelines.cli import main; main()"]
+
+
+def run(args: list[str], home: Path, pure: bool = False) -> dict:
+    """One `arbitru` process: its output, exit code, CPU seconds, wall seconds, peak MB."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        env = {**os.environ, "ARBITRU_HOME": str(home)}
+        start = os.times().elapsed
+        process = subprocess.Popen([*arbitru_command(pure), *args], stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = os.times().elapsed - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return {
+            "stdout": out.read().decode(),
+            "stderr": err.read().decode(),
+            "code": process.returncode,
+            "cpu": usage.ru_utime + usage.ru_stime,
+            "wall": wall,
+            "peak_mb": usage.ru_maxrss / 1024,
+        }
+
+
+# One pass in a fresh process through the function `engine top --batch` calls per line, timing
+# each position's CPU time too (a busy machine's other processes lengthen wall time only).
+WORKER = """
 import json, sys, time
-from engine.lexicon import Lexicon
-data = open(sys.argv[1], "rb").read()
-before = peak_mb()
-start = time.perf_counter()
-lexicon = Lexicon.from_bytes(data)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rss_mb": peak_mb(), "before_mb": before}))
-"""
-)
-
-_DEFAULT_PROBE = (
-    _MEMORY
-    + """
-import json, time
-start = time.perf_counter()
+from engine.board import Board
+from engine.movegen import MoveGenerator
+from engine.rack import Rack
+from engine.ruleset import load_ruleset
+from pipelines.engine_top import _search
 from pipelines.lexicons import load_dictionary
-dictionary = load_dictionary()
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rss_mb": peak_mb(), "words": len(dictionary.words)}))
+positions, words, limit, compiled = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+ruleset = load_ruleset("ro-frs")
+generator = MoveGenerator(ruleset, load_dictionary(words, progress=False), compiled=compiled)
+cpu = []
+for line in open(positions):
+    data = json.loads(line)
+    board, rack = Board.parse(data["board"]), Rack.parse(data["rack"], ruleset)
+    start = time.process_time()
+    _search(generator, board, rack, int(limit) or None)
+    cpu.append((time.process_time() - start) * 1000)
+print(json.dumps(cpu))
 """
-)
-
-
-def read_words(path: Path) -> list[str]:
-    data = path.read_bytes()
-    if path.suffix == ".xz":
-        data = lzma.decompress(data)
-    return data.decode("utf-8").upper().split()
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -97,199 +108,157 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
-def probe(script: str, *args: str) -> dict[str, float]:
-    """Run `script` in a fresh interpreter and read the JSON line it prints."""
-    done = subprocess.run(
-        [sys.executable, "-c", script, *args], capture_output=True, text=True, check=True
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def median_run(args: list[str], home: Path, times: int = 5) -> dict:
+    runs = [run(args, home) for _ in range(times)]
+    return {
+        "cpu": statistics.median(r["cpu"] for r in runs),
+        "wall": statistics.median(r["wall"] for r in runs),
+        "code": max(r["code"] for r in runs),
+    }
 
 
-def time_positions(
-    positions: list[dict], ruleset: Ruleset, dictionary: Dictionary, repeat: int
-) -> tuple[list[float], list[float], list[list[int]]]:
-    """Per position: the fastest pass's wall and CPU milliseconds, and [top score, moves]."""
-    wall = [math.inf] * len(positions)
-    cpu = [math.inf] * len(positions)
-    tops: list[list[int]] = [[0, 0]] * len(positions)
-    for _ in range(repeat):
-        generator = MoveGenerator(ruleset, dictionary)
-        for i, p in enumerate(positions):
-            board = Board.parse(p["board"])
-            rack = Rack.parse(p["rack"], ruleset)
-            start, start_cpu = time.perf_counter(), time.process_time()
-            top = generator.top(board, rack)
-            cpu[i] = min(cpu[i], (time.process_time() - start_cpu) * 1000)
-            wall[i] = min(wall[i], (time.perf_counter() - start) * 1000)
-            tops[i] = [top.top_score, len(top.moves)]
-    return wall, cpu, tops
-
-
-def report(title: str, positions: list[dict], timing: dict) -> bool:
-    """Print the figures by joker count; True when the targets are met (wall clock)."""
-    millis, cpu = timing["wall"], timing["cpu"]
-    print(f"\n{title}")
-    before, after = timing["ref"]
-    print(f"  reference loop: {before:.1f} ms before, {after:.1f} ms after (speed of the machine)")
-    print(
-        f"  {'jokers':<8}{'positions':>10}{'median ms':>12}{'p95 ms':>10}{'max ms':>10}"
-        f"{'CPU median':>12}{'CPU p95':>10}"
-    )
-    groups: dict[str, tuple[list[float], list[float]]] = {}
-    for p, ms, cpu_ms in zip(positions, millis, cpu, strict=True):
-        wall_list, cpu_list = groups.setdefault(str(p["rack"].count("?")), ([], []))
-        wall_list.append(ms)
-        cpu_list.append(cpu_ms)
-    groups["all"] = (millis, cpu)
-    for name, (values, cpu_values) in sorted(groups.items()):
-        print(
-            f"  {name:<8}{len(values):>10}{statistics.median(values):>12.2f}"
-            f"{percentile(values, 0.95):>10.2f}{max(values):>10.2f}"
-            f"{statistics.median(cpu_values):>12.2f}{percentile(cpu_values, 0.95):>10.2f}"
-        )
-    median, p95 = statistics.median(millis), percentile(millis, 0.95)
-    met = median <= MEDIAN_TARGET_MS and p95 <= P95_TARGET_MS
-    print(
-        f"  target: median <= {MEDIAN_TARGET_MS} ms and p95 <= {P95_TARGET_MS} ms: "
-        f"{'met' if met else 'NOT met'}"
-    )
-    return met
-
-
-def check_peer(
-    positions: list[dict], tops: list[list[int]], ruleset: Ruleset, dictionary: Dictionary
-) -> int:
-    """Mismatches with the independent solver: maxima, and the points of its played move."""
-    wrong = 0
-    for p, (top, _) in zip(positions, tops, strict=True):
-        where = f"game {p['game_seed']} turn {p['turn']} rack {p['rack']}"
-        if top != p["max_score"]:
-            wrong += 1
-            print(f"  MISMATCH {where}: top {top}, peer max_score {p['max_score']}")
-        played = parse_move(f"{p['played']['coord']}: {p['played']['word']}")
-        assert isinstance(played, Move)
-        board, rack = Board.parse(p["board"]), Rack.parse(p["rack"], ruleset)
-        verdict = check_move(board, played, ruleset, dictionary, rack)
-        if (verdict.valid, verdict.score) != (True, p["played"]["points"]):
-            wrong += 1
-            print(f"  MISMATCH {where}: played scores {verdict.score}, peer {p['played']}")
-    return wrong
-
-
-def reference_ms() -> float:
-    """A fixed pure-Python loop (fastest of 5): this machine's speed at the moment, since a
-    shared virtual machine's varies by a factor of two from minute to minute."""
-    best = math.inf
-    for _ in range(5):
-        start = time.perf_counter()
-        total = 0
-        for i in range(1_000_000):
-            total += i & 7
-        best = min(best, time.perf_counter() - start)
-    return best * 1000
-
-
-def worker(args: argparse.Namespace) -> int:
-    """Time the positions in this (fresh) process, the dictionary loaded as the CLI loads it:
-    from the lexicon's bytes (`--time-with`), or the default list from its cache."""
-    ruleset = load_ruleset("ro-frs")
-    positions = [json.loads(line) for line in args.positions.read_text().splitlines() if line]
-    if args.time_with is not None:
-        words = read_words(args.words)
-        lexicon = Lexicon.from_bytes(args.time_with.read_bytes())
-        two_letter = frozenset(w for w in words if len(w) == 2)
-        del words
-        dictionary = Dictionary(lexicon, two_letter, "", args.words.name)
-    else:
-        from pipelines.lexicons import load_dictionary
-
-        dictionary = load_dictionary()
-    board, rack = Board.parse(positions[0]["board"]), Rack.parse(positions[0]["rack"], ruleset)
-    start = time.perf_counter()
-    MoveGenerator(ruleset, dictionary).top(board, rack)
-    first = (time.perf_counter() - start) * 1000
-    before = reference_ms()
-    wall, cpu, tops = time_positions(positions, ruleset, dictionary, args.repeat)
-    reference = (before, reference_ms())
-    print(json.dumps({"first": first, "wall": wall, "cpu": cpu, "tops": tops, "ref": reference}))
-    return 0
-
-
-def timed(args: argparse.Namespace, *source: str) -> dict:
-    """`worker` run in a fresh interpreter."""
-    command = [sys.executable, __file__, *source, "--positions", str(args.positions)]
-    command += ["--words", str(args.words), "--repeat", str(args.repeat)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def batch(path: Path, words: Path, home: Path, limit: int | None, pure: bool) -> list[dict]:
+    args = ["engine", "top", "--batch", str(path), "--dict", str(words)]
+    if limit is not None:
+        args += ["--limit", str(limit)]
+    done = run(args, home, pure)
+    if done["code"] != 0:
+        sys.exit(f"the batch failed ({done['code']}): {done['stderr']}")
+    return [json.loads(line) for line in done["stdout"].splitlines()]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=Path, default=PEER / "positions.jsonl")
     parser.add_argument("--words", type=Path, default=PEER / "wordlist-hunspell-ro-7.5.0.txt.xz")
-    parser.add_argument("--repeat", type=int, default=3, help="passes; the fastest counts")
-    parser.add_argument("--no-default", action="store_true", help="skip the default list")
-    parser.add_argument("--time-with", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--time-default", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.time_with is not None or args.time_default:
-        return worker(args)
-    ruleset = load_ruleset("ro-frs")
     positions = [json.loads(line) for line in args.positions.read_text().splitlines() if line]
-
-    words = read_words(args.words)
-    start = time.perf_counter()
-    lexicon = Lexicon.from_words(words)
-    built = time.perf_counter() - start
-    data = lexicon.to_bytes()
+    wrong = 0
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "lexicon.bin"
-        path.write_bytes(data)
-        loads = [probe(_LOAD_PROBE, str(path)) for _ in range(3)]
-        timing = timed(args, "--time-with", str(path))
-    load = min(loads, key=lambda r: r["seconds"])
-    print(f"word list {args.words.name}: {len(lexicon):,} words")
-    print(
-        f"  DAWG: {lexicon.node_count:,} nodes, {lexicon.edge_count:,} edges, "
-        f"{len(data) / 2**20:.1f} MiB of bytes; built in {built:.1f} s (once, then cached)"
-    )
-    print(
-        f"  load from bytes in a fresh process: {load['seconds'] * 1000:.0f} ms "
-        f"(fastest of 3); peak resident memory {load['rss_mb']:.0f} MB with it loaded "
-        f"({load['before_mb']:.0f} MB for Python, the engine and the bytes before)"
-    )
-    print(f"  first position, nothing cached: {timing['first']:.2f} ms")
-    two_letter = frozenset(w for w in words if len(w) == 2)
-    dictionary = Dictionary(lexicon, two_letter, "", args.words.name)
-    title = f"{len(positions)} peer positions, find_top (ms per position, fresh process)"
-    met = report(title, positions, timing)
-    tops = timing["tops"]
-    wrong = check_peer(positions, tops, ruleset, dictionary)
-    equal = sum(t == p["max_score"] for (t, _), p in zip(tops, positions, strict=True))
-    same = sum(n == p["moves_at_max_score"] for (_, n), p in zip(tops, positions, strict=True))
-    print(
-        f"  exactness: {equal}/{len(positions)} maxima equal the peer's; {wrong} mismatches in all"
-        f"; {same}/{len(positions)} also with the peer's number of moves at the maximum"
-    )
+        tmp = Path(folder)
+        words = tmp / "words.txt"
+        data = args.words.read_bytes()
+        words.write_bytes(lzma.decompress(data) if args.words.suffix == ".xz" else data)
+        lines = tmp / "positions.jsonl"
+        lines.write_text(
+            "".join(json.dumps({"board": p["board"], "rack": p["rack"]}) + "\n" for p in positions)
+        )
+        board = tmp / "board.txt"
+        board.write_text("\n".join(positions[0]["board"]) + "\n")
+        one = ["engine", "top", "--board", str(board), "--rack", positions[0]["rack"], "--json"]
 
-    if not args.no_default:
-        try:
-            from pipelines.lexicons import load_dictionary
-
-            default = load_dictionary()
-        except (ValueError, LookupError, OSError) as exc:
-            print(f"\ndefault list not available ({exc}); skipped")
-        else:
-            info = probe(_DEFAULT_PROBE)
+        print("first use of a word list (registers it and builds its lexicon cache):")
+        for name, dict_args, home in (
+            (args.words.name, ["--dict", str(words)], tmp / "home"),
+            ("the default list", [], tmp / "home-default"),
+        ):
+            first = run([*one, *dict_args], home)
+            if first["code"] != 0:
+                print(f"  {name}: failed ({first['code']}): {first['stderr'].strip()}")
+                wrong += 1
+                continue
             print(
-                f"\ndefault list {default.name}: {info['words']:,} words; "
-                f"load_dictionary() from its cache in a fresh process: "
-                f"{info['seconds'] * 1000:.0f} ms with imports, "
-                f"peak resident {info['rss_mb']:.0f} MB"
+                f"  {name}: {first['wall']:.2f} s wall, {first['cpu']:.2f} s CPU, "
+                f"peak resident memory {first['peak_mb']:.0f} MB (engine top on one position, "
+                "cache built)"
             )
-            on_default = timed(args, "--time-default")
-            title = "the same boards and racks on the default list (mid-game)"
-            report(title, positions, on_default)
+
+        home = tmp / "home"
+        print("\nstart-up, a fresh process each time (median of 5):")
+        played = f"{positions[0]['played']['coord']}: {positions[0]['played']['word']}"
+        score = ["engine", "score", "--board", str(board), "--move", played, "--dict", str(words)]
+        for label, command in (
+            ("arbitru --help", ["--help"]),
+            ("arbitru engine score, one move", score),
+            ("arbitru engine top, one position", [*one, "--dict", str(words)]),
+            ("arbitru engine top, default list", one),
+        ):
+            figures = median_run(command, tmp / "home-default" if command is one else home)
+            failed = "" if figures["code"] == 0 else f" (exit code {figures['code']})"
+            print(
+                f"  {label:<36} {figures['cpu'] * 1000:7.0f} ms CPU {figures['wall'] * 1000:7.0f}"
+                f" ms wall{failed}"
+            )
+
+        passes = {}
+        cpu = {}
+        for limit in (None, 10):
+            for pure in (False, True):
+                passes[(limit, pure)] = batch(lines, words, home, limit, pure)
+                done = subprocess.run(
+                    [sys.executable, "-c", WORKER, str(lines), str(words), str(limit or 0),
+                     "0" if pure else "1"],
+                    capture_output=True, text=True, check=True,
+                    env={**os.environ, "ARBITRU_HOME": str(home)},
+                )  # fmt: skip
+                cpu[(limit, pure)] = json.loads(done.stdout)
+
+    jokers = [p["rack"].count("?") for p in positions]
+    print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"\n{len(positions)} peer positions, `arbitru engine top --batch`, one pass in file order: "
+        "elapsed_ms per position (the search)"
+    )
+    header = f"  {'jokers':<8}{'positions':>10}"
+    for limit in (None, 10):
+        for pure in (False, True):
+            name = f"{'top' if limit is None else '--limit 10'} {'python' if pure else 'kernel'}"
+            header += f" | {name:^26}"
+    print(header)
+    print(f"  {'':<18}" + " | median    p95      max  " * 4)
+    groups = [*sorted(set(jokers)), "all"]
+    for group in groups:
+        chosen = [i for i, j in enumerate(jokers) if group == "all" or j == group]
+        row = f"  {group!s:<8}{len(chosen):>10}"
+        for key in passes:
+            ms = [passes[key][i]["elapsed_ms"] for i in chosen]
+            row += f" | {statistics.median(ms):7.3f} {percentile(ms, 0.95):8.3f} {max(ms):8.2f}"
+        print(row)
+
+    print(
+        "\nthe same pass in a fresh process, through the function the batch calls per line: "
+        "CPU ms per position"
+    )
+    print(header)
+    print(f"  {'':<18}" + " | median    p95      max  " * 4)
+    for group in groups:
+        chosen = [i for i, j in enumerate(jokers) if group == "all" or j == group]
+        row = f"  {group!s:<8}{len(chosen):>10}"
+        for key in cpu:
+            ms = [cpu[key][i] for i in chosen]
+            row += f" | {statistics.median(ms):7.3f} {percentile(ms, 0.95):8.3f} {max(ms):8.2f}"
+        print(row)
+
+    for i, p in enumerate(positions):
+        where = f"game {p['game_seed']} turn {p['turn']} rack {p['rack']}"
+        if passes[(None, False)][i]["top_score"] != p["max_score"]:
+            wrong += 1
+            print(f"  MISMATCH {where}: top {passes[(None, False)][i]['top_score']}, peer "
+                  f"{p['max_score']}")  # fmt: skip
+        for limit in (None, 10):
+            kernel, python = passes[(limit, False)][i], passes[(limit, True)][i]
+            if (kernel["top_score"], kernel["moves"]) != (python["top_score"], python["moves"]):
+                wrong += 1
+                print(f"  MISMATCH {where} (limit {limit}): kernel and Python differ")
+    same = sum(
+        len(passes[(None, False)][i]["moves"]) == p["moves_at_max_score"]
+        for i, p in enumerate(positions)
+    )
+    print(
+        f"  exactness: {wrong} mismatches (maxima against the peer's; kernel against Python, "
+        f"top and --limit 10); {same}/{len(positions)} with the peer's number of moves at the top"
+    )
+    top = [line["elapsed_ms"] for line in passes[(None, False)]]
+    limited = [line["elapsed_ms"] for line in passes[(10, False)]]
+    met = (
+        statistics.median(top) <= TOP_MEDIAN_MS
+        and percentile(top, 0.95) <= TOP_P95_MS
+        and statistics.median(limited) <= LIMIT_MEDIAN_MS
+    )
+    print(
+        f"  targets (kernel): top median <= {TOP_MEDIAN_MS} ms and p95 <= {TOP_P95_MS} ms, "
+        f"--limit 10 median <= {LIMIT_MEDIAN_MS} ms: {'met' if met else 'NOT met'}"
+    )
     return 0 if wrong == 0 and met else 1
 
 

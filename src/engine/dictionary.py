@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 def canonical_word_bytes(words: Iterable[str]) -> bytes:
     """The bytes a dictionary hash is taken over: distinct folded words, sorted, one per line."""
-    return "".join(f"{w}\n" for w in sorted(set(words))).encode("ascii")
+    ordered = words if _distinct_and_sorted(words) else sorted(set(words))
+    return ("\n".join(ordered) + "\n").encode("ascii") if ordered else b""
+
+
+def _distinct_and_sorted(words: Iterable[str]) -> bool:
+    """Whether a tuple or list is already canonical (a word list's words, read back): then
+    neither a set nor a sort of its hundreds of thousands of words is needed."""
+    return isinstance(words, tuple | list) and all(map(str.__lt__, words, words[1:]))
 
 
 def dictionary_sha256(words: Iterable[str]) -> str:

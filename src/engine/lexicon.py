@@ -31,6 +31,11 @@ from itertools import islice, pairwise
 
 from engine.tiles import fold_word
 
+try:
+    from engine._kernel import build_lexicon as _compiled_build
+except ImportError:  # built without a compiler: this module's builder serves
+    _compiled_build = None
+
 _MAGIC = b"ARBDAWG\x00"
 _VERSION = 5
 # magic, version, nodes, edges, words, multiset filter bytes, crc32 of the payload
@@ -152,7 +157,7 @@ def _what_follows(
     return edges, reach, bytes(height), lengths
 
 
-def _multiset_filter(words: set[str]) -> bytes:
+def _multiset_filter(words: list[str]) -> bytes:
     """The Bloom filter of the words' letter multisets (see `may_have_multiset`)."""
     bits = _filter_bits(len(words))
     bitmap = bytearray(1 << (bits - 3))
@@ -169,8 +174,10 @@ class Lexicon:
 
     __slots__ = (
         "_children",
+        "_data",
         "_edge_count",
         "_edges",
+        "_flat",
         "_height",
         "_lengths",
         "_multisets",
@@ -183,13 +190,14 @@ class Lexicon:
     def __init__(
         self,
         terminal: bytes,
-        children: list[dict[int, int]],
+        children: list[dict[int, int]] | None,
         words: int,
-        edges: list[int],
-        reach: list[int],
+        edges: list[int] | array,
+        reach: list[int] | array,
         height: bytes,
-        lengths: list[int],
+        lengths: list[int] | array,
         multisets: bytes,
+        flat: tuple[array, bytes, array] | None = None,
     ) -> None:
         self._terminal = terminal
         self._multisets = multisets
@@ -201,14 +209,21 @@ class Lexicon:
         self._reach = reach
         self._height = height
         self._lengths = lengths
-        self._edge_count = sum(len(c) for c in children)
+        # Read from bytes, the edges stay flat (first edge per node, labels, targets) until
+        # `children` is asked for: the compiled generator and `walk` need no dicts, and
+        # building 80,000 of them is most of a load.
+        self._flat = flat
+        self._edge_count = len(flat[1]) if flat else sum(len(c) for c in children or ())
+        self._data: bytes | None = None
 
     @classmethod
-    def from_words(cls, words: Iterable[str]) -> Lexicon:
+    def from_words(cls, words: Iterable[str], compiled: bool = True) -> Lexicon:
         """Build from any word list; entries are folded (Ș → S) and upper-cased.
 
         A word with a character outside A-Z after folding raises `LexiconError`: the caller
-        decides what a word list may contain, the lexicon only stores letters.
+        decides what a word list may contain, the lexicon only stores letters. The compiled
+        builder (`engine._kernel`, when built) gives the same bytes as this module's, in a
+        fraction of the time and memory; `compiled=False` asks for this module's.
         """
         folded = set()
         for raw in words:
@@ -218,7 +233,18 @@ class Lexicon:
             if word is None:
                 raise LexiconError(f"word {raw!r}: only letters A-Z (after folding) can be stored")
             folded.add(word)
-        terminal, built = _build(sorted(folded))
+        ordered = sorted(folded)
+        del folded
+        if compiled and _compiled_build is not None:
+            text = "\n".join(ordered).encode("ascii")
+            del ordered
+            nodes, edge_count, count, payload = _compiled_build(text, LETTER_WEIGHTS)
+            filter_size = len(payload) - 4 * (nodes + 1) - 14 * nodes - 5 * edge_count
+            header = _HEADER.pack(
+                _MAGIC, _VERSION, nodes, edge_count, count, filter_size, zlib.crc32(payload)
+            )
+            return cls.from_bytes(header + payload)
+        terminal, built = _build(ordered)
         nodes = _parents_first(built)
         order = {node: i for i, node in enumerate(nodes)}
         children = [
@@ -227,20 +253,20 @@ class Lexicon:
         ]
         flags = bytes(terminal[node] for node in nodes)
         edges, reach, height, lengths = _what_follows(children, flags)
-        multisets = _multiset_filter(folded)
-        return cls(flags, children, len(folded), edges, reach, height, lengths, multisets)
+        multisets = _multiset_filter(ordered)
+        return cls(flags, children, len(ordered), edges, reach, height, lengths, multisets)
 
     def to_bytes(self) -> bytes:
         first = array("I", [0])
         labels = bytearray()
         targets = array("I")
-        for node in self._children:
+        for node in self.children:
             labels.extend(node.keys())
             targets.extend(node.values())
             first.append(len(labels))
-        edges = array("I", self._edges)
-        reach = array("I", self._reach)
-        lengths = array("I", self._lengths)
+        edges = array("I", self.edges)
+        reach = array("I", self.reach)
+        lengths = array("I", self.lengths)
         if sys.byteorder != "little":
             for numbers in (first, targets, edges, reach, lengths):
                 numbers.byteswap()
@@ -260,7 +286,7 @@ class Lexicon:
         header = _HEADER.pack(
             _MAGIC,
             _VERSION,
-            len(self._children),
+            len(self._terminal),
             len(labels),
             self._words,
             len(self._multisets),
@@ -317,18 +343,18 @@ class Lexicon:
             or (edge_count and (max(labels) > 25 or max(targets) >= nodes))
         ):
             raise LexiconError("lexicon bytes inconsistent: edges out of range")
-        pairs = zip(labels, targets, strict=True)
-        children = [dict(islice(pairs, first[n + 1] - first[n])) for n in range(nodes)]
-        return cls(
-            terminal,
-            children,
-            words,
-            edges.tolist(),
-            reach.tolist(),
-            height,
-            lengths.tolist(),
-            multisets,
-        )
+        flat = (first, labels, targets)
+        lexicon = cls(terminal, None, words, edges, reach, height, lengths, multisets, flat)
+        lexicon._data = bytes(data)
+        return lexicon
+
+    @property
+    def data(self) -> bytes:
+        """The cache bytes (`to_bytes`), kept from `from_bytes`: the compiled generator
+        (engine.kernel) reads its arrays from them."""
+        if self._data is None:
+            self._data = self.to_bytes()
+        return self._data
 
     def __len__(self) -> int:
         return self._words
@@ -346,12 +372,12 @@ class Lexicon:
             node, prefix = stack.pop()
             if self._terminal[node] and prefix:
                 yield prefix
-            for letter, child in sorted(self._children[node].items(), reverse=True):
+            for letter, child in sorted(self.children[node].items(), reverse=True):
                 stack.append((child, prefix + chr(_A + letter)))
 
     @property
     def node_count(self) -> int:
-        return len(self._children)
+        return len(self._terminal)
 
     @property
     def edge_count(self) -> int:
@@ -360,6 +386,11 @@ class Lexicon:
     @property
     def children(self) -> list[dict[int, int]]:
         """Per node, its edges `{letter 0-25: child node}`; the generator walks these directly."""
+        if self._children is None:
+            first, labels, targets = self._flat  # type: ignore[misc]
+            pairs = zip(labels, targets, strict=True)
+            counts = (first[n + 1] - first[n] for n in range(len(self._terminal)))
+            self._children = [dict(islice(pairs, count)) for count in counts]
         return self._children
 
     @property
@@ -370,11 +401,15 @@ class Lexicon:
     @property
     def edges(self) -> list[int]:
         """Per node, the 26-bit mask of the letters on its own edges (the keys of `children`)."""
+        if not isinstance(self._edges, list):
+            self._edges = self._edges.tolist()
         return self._edges
 
     @property
     def reach(self) -> list[int]:
         """Per node, the 26-bit mask of letters on some path from it to a word's end."""
+        if not isinstance(self._reach, list):
+            self._reach = self._reach.tolist()
         return self._reach
 
     @property
@@ -385,6 +420,8 @@ class Lexicon:
     @property
     def lengths(self) -> list[int]:
         """Per node, bit i set when a word ends exactly i letters further (i below 32)."""
+        if not isinstance(self._lengths, list):
+            self._lengths = self._lengths.tolist()
         return self._lengths
 
     def may_have_multiset(self, key: int) -> bool:
@@ -402,6 +439,17 @@ class Lexicon:
 
     def walk(self, word: str, node: int = 0) -> int | None:
         """The node reached from `node` by the letters of `word` (A-Z), or None."""
+        if self._children is None:
+            first, labels, targets = self._flat  # type: ignore[misc]
+            for ch in word:
+                letter = ord(ch) - _A
+                if not 0 <= letter < 26:
+                    return None
+                edge = labels.find(letter, first[node], first[node + 1])
+                if edge < 0:
+                    return None
+                node = targets[edge]
+            return node
         children = self._children
         for ch in word:
             nxt = children[node].get(ord(ch) - _A)

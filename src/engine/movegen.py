@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from functools import lru_cache
+from heapq import heappush, heapreplace
 
+from engine import kernel
 from engine.bag import Bag
 from engine.board import Board, BoardError
 from engine.crosschecks import (
@@ -88,7 +90,7 @@ class MoveGenerator:
     positions of a game share most of them.
     """
 
-    def __init__(self, ruleset: Ruleset, dictionary: Dictionary) -> None:
+    def __init__(self, ruleset: Ruleset, dictionary: Dictionary, compiled: bool = True) -> None:
         self.ruleset = ruleset
         self.lexicon = lexicon_of(dictionary)
         self.two_letter = dictionary.two_letter
@@ -98,9 +100,19 @@ class MoveGenerator:
         self._cross_cache: CrossCache = {}
         self._last_lines: dict[bool, tuple[Board, list[Line]]] = {}
         self._last_grids: tuple[Board, tuple[list[list[int]], list[list[int]]]] | None = None
+        # The compiled generator when built (engine.kernel); this module's search is the
+        # reference and the fallback.
+        self.kernel = (
+            kernel.for_ruleset(ruleset, self.lexicon, self.two_letter, self.bingo_size, self.bingo)
+            if compiled
+            else None
+        )
 
     def moves(self, board: Board, rack: Rack | str) -> list[ScoredMove]:
         """All legal moves, best first (ties in square, direction and word order)."""
+        if self.kernel is not None:
+            counts = _checked_counts(board, rack, self.ruleset)
+            return _from_kernel(self.kernel.search(board, counts, prune=False))
         position = _Position(self, board, rack)
         found: list[_Found] = []
 
@@ -117,6 +129,11 @@ class MoveGenerator:
         """The best score and every move reaching it, in canonical order; with a `floor`,
         only moves scoring at least that much are looked for (none found: `Top(0, ())`),
         which prunes the search when several racks are compared on one board."""
+        if self.kernel is not None:
+            counts = _checked_counts(board, rack, self.ruleset)
+            found = self.kernel.search(board, counts, top=True, floor=max(0, floor))
+            best = _from_kernel(found)
+            return Top(best[0].score, tuple(best)) if best else Top(0, ())
         position = _Position(self, board, rack)
         position.best = max(position.best, floor)
         found: list[_Found] = []
@@ -139,6 +156,48 @@ class MoveGenerator:
             return Top(0, ())
         moves = tuple(_to_scored(f) for f in sorted(found, key=_order))
         return Top(moves[0].score, moves)
+
+    def best(
+        self, board: Board, rack: Rack | str, n: int | None = None, above: int | None = None
+    ) -> list[ScoredMove]:
+        """The `n` best moves (ties at the n-th score cut in canonical order), or every move
+        scoring at least `above`, or both limits at once; best first, as `moves` orders them.
+
+        A pruned search, not a full enumeration: the n-th best score found so far (or
+        `above`) is the bound below which a start or a partial word is dropped.
+        """
+        if n is not None and n < 1:
+            raise ValueError(f"n: expected at least 1 move, got {n}")
+        floor = 0 if above is None else max(0, above)
+        if self.kernel is not None:
+            counts = _checked_counts(board, rack, self.ruleset)
+            return _from_kernel(self.kernel.search(board, counts, limit=n or 0, floor=floor))
+        position = _Position(self, board, rack)
+        position.best = floor
+        found: list[_Found] = []
+        scores: list[int] = []
+
+        def emit(
+            score: int, across: bool, index: int, start: int, word: list[int], jokers: list[int]
+        ) -> None:
+            if score < position.best:
+                return
+            found.append((score, across, index, start, tuple(word), tuple(jokers)))
+            if n is None:
+                return
+            if len(scores) < n:
+                heappush(scores, score)
+            elif score > scores[0]:
+                heapreplace(scores, score)
+            if len(scores) == n and scores[0] > position.best:
+                position.best = scores[0]
+
+        for bound, across, line, a, start, bingo in position.plan(prune=True):
+            if bound < position.best:
+                break
+            position.search(line, across, a, start, emit, True, bingo)
+        kept = sorted((f for f in found if f[0] >= position.best), key=_order)
+        return [_to_scored(f) for f in kept[:n]]
 
     def lines(self, board: Board, across: bool) -> list[Line]:
         """The board's lines with their cross-checks, reusing what the last board shares."""
@@ -189,18 +248,22 @@ def _rack_counts(rack: Rack | str, board: Board, ruleset: Ruleset) -> list[int]:
     return counts
 
 
+def _checked_counts(board: Board, rack: Rack | str, ruleset: Ruleset) -> list[int]:
+    """The rack's counts (`_rack_counts`) for a board of the ruleset's size (else BoardError)."""
+    if board.size != ruleset.board_size:
+        raise BoardError(
+            f"the board is {board.size}x{board.size}; {ruleset.name} plays on "
+            f"{ruleset.board_size}x{ruleset.board_size}"
+        )
+    return _rack_counts(rack, board, ruleset)
+
+
 class _Position:
     """One board and rack: the lines, the rack's tiles left, the best score found so far."""
 
     def __init__(self, generator: MoveGenerator, board: Board, rack: Rack | str) -> None:
-        ruleset = generator.ruleset
-        if board.size != ruleset.board_size:
-            raise BoardError(
-                f"the board is {board.size}x{board.size}; {ruleset.name} plays on "
-                f"{ruleset.board_size}x{ruleset.board_size}"
-            )
         self.generator = generator
-        self.counts = _rack_counts(rack, board, ruleset)
+        self.counts = _checked_counts(board, rack, generator.ruleset)
         self.tiles = sum(self.counts)
         self.have = sum(1 << i for i in range(26) if self.counts[i])
         self.lines = {across: generator.lines(board, across) for across in (True, False)}
@@ -434,6 +497,13 @@ def _to_scored(found: _Found) -> ScoredMove:
     if across:
         return ScoredMove(Move(index, start, True, word, jokers), score)
     return ScoredMove(Move(start, index, False, word, jokers), score)
+
+
+def _from_kernel(found: list[kernel.RawMove]) -> list[ScoredMove]:
+    return [
+        ScoredMove(Move(row, col, across, word, jokers), score)
+        for score, row, col, across, word, jokers in found
+    ]
 
 
 def _order(found: _Found) -> tuple[int, int, int, bool, tuple[int, ...], tuple[int, ...]]:

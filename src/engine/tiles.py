@@ -40,6 +40,8 @@ def fold_word(word: str) -> str | None:
     no apostrophe); anything else outside A-Z after folding (hyphenated compounds, digits,
     other alphabets) makes the entry no word.
     """
+    if word.isascii() and word.isalpha():  # most entries: nothing to fold (a list's load time)
+        return word if word.isupper() else word.upper()
     folded = fold(word.strip()).translate(_APOSTROPHES)
     if folded and folded.isascii() and folded.isalpha():
         return folded.upper()

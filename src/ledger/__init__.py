@@ -18,17 +18,32 @@ from ledger.errors import (
     StreamStructureError,
     VersionConflict,
 )
-from ledger.importer import ImportReport, import_events
 from ledger.jsonl import JsonlError, PayloadCheck, write_export
-from ledger.store import EventStore, Head, open_store
-from ledger.verify import (
-    VerifyProblem,
-    VerifyResult,
-    verify_chain,
-    verify_file,
-    verify_rows,
-    verify_store,
-)
+
+# The store, its importer and verifier need SQLAlchemy: imported on first use, so that code
+# reading only export files (`ledger.jsonl`, the engine commands' batches) never loads it.
+_LAZY = {
+    "EventStore": "ledger.store",
+    "Head": "ledger.store",
+    "open_store": "ledger.store",
+    "ImportReport": "ledger.importer",
+    "import_events": "ledger.importer",
+    "VerifyProblem": "ledger.verify",
+    "VerifyResult": "ledger.verify",
+    "verify_chain": "ledger.verify",
+    "verify_file": "ledger.verify",
+    "verify_rows": "ledger.verify",
+    "verify_store": "ledger.verify",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'ledger' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(_LAZY[name]), name)
+
 
 __all__ = [
     "GENESIS_HASH",

@@ -3,19 +3,27 @@
 `main` is where every command ends: output that cannot be written exits 3 with one line on
 stderr, and an unexpected exception is one "internal error" line with exit code 4 (the
 traceback with ARBITRU_DEBUG=1), so that no Python traceback reaches a user.
+
+Sub-apps are imported only when their command runs: `arbitru engine score` never imports the
+ledger's SQLAlchemy and Alembic, and `arbitru --help` lists the sub-apps from `SUB_APPS`
+without importing any. Adding a sub-app is one line there.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:  # Typer brings its own click (vendored or as a dependency): never import it
+    import click
 
 from engine.echo import echo
-from pipelines.engine_cli import engine_app
 from pipelines.exits import (
     ExitCode,
     OutputNotWritten,
@@ -23,23 +31,84 @@ from pipelines.exits import (
     guarded_output,
     tell,
 )
-from pipelines.game_cli import game_app
-from pipelines.ledger_cli import db_app, ledger_app
-from pipelines.lexicon_cli import lexicon_app
-from pipelines.proofs_cli import register as register_proof_commands
+
+SUB_APPS: dict[str, tuple[str, str]] = {
+    "engine": ("pipelines.engine_cli:engine_app", "The rules engine: score moves, find the top."),
+    "game": (
+        "pipelines.game_cli:game_app",
+        "Run a game (create, draw, submit, decide, close) and replay it.",
+    ),
+    # The ledger's app with the checkpoint and proof commands added (pipelines.proofs_cli).
+    "ledger": ("pipelines.proofs_cli:ledger_app", "The event ledger."),
+    "db": ("pipelines.ledger_cli:db_app", "The ledger's database."),
+    "lexicon": ("pipelines.lexicon_cli:lexicon_app", "Word lists."),
+    "keys": ("pipelines.proofs_cli:keys_app", "The federation's signing keys."),
+}
+"""Sub-app name: (`module:attribute` of its Typer app, the one-line help `arbitru --help`
+shows, which is the app's own help: a test keeps the two equal)."""
+
+
+SUB_COMMANDS: dict[str, tuple[str, str]] = {
+    "verify-proof": (
+        "pipelines.proofs_cli:verify_proof_command",
+        "Check an inclusion or consistency proof offline, with the federation's public key.",
+    ),
+}
+"""Top-level commands loaded on first use, like SUB_APPS: (`module:function`, its help)."""
+
+
+def _attribute(where: str) -> object:
+    module, attribute = where.split(":")
+    return getattr(import_module(module), attribute)
+
+
+def load_sub_app(name: str) -> click.Command:
+    """The command group of sub-app `name` (or the top-level command), importing its module."""
+    if name in SUB_COMMANDS:
+        single = typer.Typer()
+        single.command(name)(_attribute(SUB_COMMANDS[name][0]))
+        command = typer.main.get_command(single)
+    else:
+        command = typer.main.get_group(_attribute(SUB_APPS[name][0]))
+    command.name = name
+    return command
+
+
+class _SubApps(TyperGroup):
+    """The root group: sub-apps are loaded on first use; listing them in the help loads none."""
+
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        lazy = [*SUB_APPS, *SUB_COMMANDS]
+        return [*super().list_commands(ctx), *(n for n in lazy if n not in self.commands)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in SUB_COMMANDS and cmd_name not in self.commands:
+            if self._listing:
+                return TyperCommand(cmd_name, help=SUB_COMMANDS[cmd_name][1])
+            self.commands[cmd_name] = load_sub_app(cmd_name)
+        if cmd_name in SUB_APPS and cmd_name not in self.commands:
+            if self._listing:
+                return TyperGroup(name=cmd_name, help=SUB_APPS[cmd_name][1])
+            self.commands[cmd_name] = load_sub_app(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     name="arbitru",
     help="Record-keeping and arbitration for duplicate Scrabble tournaments.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=_SubApps,
 )
-app.add_typer(engine_app, name="engine")
-app.add_typer(game_app, name="game")
-app.add_typer(ledger_app, name="ledger")
-app.add_typer(db_app, name="db")
-app.add_typer(lexicon_app, name="lexicon")
-register_proof_commands(app, ledger_app)
 
 
 def _show_version(wanted: bool) -> None:

@@ -1,8 +1,11 @@
 """`arbitru engine top`: the best moves for a board and a rack, one position or a batch.
 
 Without `--limit` it lists every move reaching the top score; `--limit N` lists the N best
-legal moves whatever their score. `elapsed_ms` is the search alone: the dictionary is loaded
-once, before the first position, and a batch reuses it (and its cross-checks) for every line.
+legal moves whatever their score, found by a pruned search (the N-th best score so far bounds
+it), ties at the N-th score cut in canonical order. `elapsed_ms` is the search alone: the
+dictionary is loaded once, before the first position, and a batch reuses it (and its
+cross-checks) for every line. Without the compiled generator (`engine.kernel`), one line on
+stderr says so and the pure-Python one gives the same moves, more slowly.
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from engine import kernel
 from engine.board import Board, BoardError
+from engine.dictionary import Dictionary
 from engine.movegen import MoveGenerator, ScoredMove
 from engine.notation import format_move
 from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
 from pipelines.board_view import board_table
-from pipelines.exits import ExitCode
+from pipelines.exits import ExitCode, tell
 from pipelines.inputs import (
     board_from_json,
     console,
@@ -42,7 +47,7 @@ def _search(
         found = generator.top(board, rack)
         top_score, moves = found.top_score, list(found.moves)
     else:
-        moves = generator.moves(board, rack)[:limit]
+        moves = generator.best(board, rack, limit)
         top_score = moves[0].score if moves else 0
     elapsed = (time.perf_counter() - started) * 1000
     return {
@@ -51,6 +56,18 @@ def _search(
         "elapsed_ms": round(elapsed, 3),
         "_found": moves,
     }
+
+
+def generator_for(ruleset: Ruleset, dictionary: Dictionary) -> MoveGenerator:
+    """The move generator, compiled when it can be; otherwise one notice line on stderr."""
+    generator = MoveGenerator(ruleset, dictionary)
+    if generator.kernel is None:
+        why = kernel.UNAVAILABLE or f"ruleset {ruleset.name} is beyond its limits"
+        tell(
+            f"notice: the compiled move generator is not in use ({why}); the pure-Python one "
+            "gives the same moves, more slowly"
+        )
+    return generator
 
 
 def _public(result: dict[str, Any]) -> dict[str, Any]:
@@ -146,7 +163,7 @@ def top(
     if batch is not None:
         if board_file is not None or rack is not None:
             fail("--batch replaces --board and --rack: give either")
-        generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec))
+        generator = generator_for(ruleset, resolve_dictionary(dict_spec))
         raise typer.Exit(
             ExitCode.OK if _batch(batch, generator, ruleset, limit) else ExitCode.NEGATIVE
         )
@@ -159,7 +176,7 @@ def top(
         fail(str(exc))
     if not parsed.letters:
         fail("the rack is empty: give the letters to play, '?' for a joker")
-    generator = MoveGenerator(ruleset, resolve_dictionary(dict_spec, as_json=as_json))
+    generator = generator_for(ruleset, resolve_dictionary(dict_spec, as_json=as_json))
     try:
         result = _search(generator, board, parsed, limit)
     except RackError as exc:

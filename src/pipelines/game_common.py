@@ -18,6 +18,7 @@ from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
 from pipelines import inputs
+from pipelines.checkpoints import checkpoint_if_configured
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import CommandRefused, Game, ServiceError, execute, load_game
 
@@ -157,7 +158,32 @@ def run(
     else:
         with store(db, create=create and not dry_run) as opened:
             outcome = execute(opened, game, commands, dry_run=dry_run)
+            if any(event.type in _SIGNED_AFTER for event in outcome.recorded):
+                _checkpoint(opened)
     views.show_outcome(outcome, as_json=as_json, round_number=round_number)
+
+
+_SIGNED_AFTER = frozenset({"RoundClosed", "GameEnded"})
+"""Events after which the ledger is checkpointed when a federation key is configured."""
+
+
+def _checkpoint(opened: EventStore) -> None:
+    """Sign a checkpoint after a round or a game ends, when `ARBITRU_CHECKPOINT_KEY` names a
+    key. The closing events are recorded whatever happens here: a checkpoint that cannot be
+    made is a warning saying what to do, never a failure of the closing command."""
+    try:
+        made = checkpoint_if_configured(opened)
+    except LedgerError as exc:
+        views.err.print(
+            f"[yellow]warning:[/] the round or game is closed, but no checkpoint was signed: "
+            f"{escape(str(exc))} (sign one later with `arbitru ledger checkpoint --key FILE`)",
+            soft_wrap=True,
+        )
+        return
+    if made is not None:
+        views.err.print(
+            f"checkpoint signed: {made.tree_size} events, root {made.root}", soft_wrap=True
+        )
 
 
 def current_round(db: str, game: str, given: int | None) -> int:

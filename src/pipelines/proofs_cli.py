@@ -34,7 +34,16 @@ from ledger.proofs import consistency_document, inclusion_document, verify_docum
 from ledger.signing import key_id, load_private_key, load_public_key, new_key_files, public_pem
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
-from pipelines.ledger_cli import DbOption, JsonOption, _emit_json, _err, _fail, _out, _store
+from pipelines.ledger_cli import (
+    DbOption,
+    JsonOption,
+    _emit_json,
+    _err,
+    _fail,
+    _out,
+    _store,
+    ledger_app,
+)
 
 keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
 
@@ -232,11 +241,9 @@ def _write_document(document: dict[str, Any], out: Path | None) -> None:
     _err.print(f"proof written to {out}", soft_wrap=True)
 
 
-def register(app: typer.Typer, ledger_app: typer.Typer) -> None:
-    """Add these commands to `arbitru` and to `arbitru ledger`."""
-    app.add_typer(keys_app, name="keys")
-    app.command("verify-proof")(verify_proof_command)
-    ledger_app.command("checkpoint")(checkpoint_command)
-    ledger_app.command("checkpoints")(checkpoints_command)
-    ledger_app.command("prove")(prove_command)
-    ledger_app.command("consistency")(consistency_command)
+# `arbitru ledger` gains these commands wherever the ledger's app is loaded from here
+# (`pipelines.cli` loads `pipelines.proofs_cli:ledger_app`).
+ledger_app.command("checkpoint")(checkpoint_command)
+ledger_app.command("checkpoints")(checkpoints_command)
+ledger_app.command("prove")(prove_command)
+ledger_app.command("consistency")(consistency_command)

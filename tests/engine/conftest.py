@@ -1,14 +1,45 @@
+import json
+import lzma
+import os
 from pathlib import Path
 
 import pytest
 
 from engine.board import Board
 from engine.dictionary import Dictionary
+from engine.lexicon import Lexicon
 from engine.notation import Move, parse_move
 from engine.ruleset import Ruleset, load_ruleset
 from engine.tiles import fold_word
 
 DATA = Path(__file__).parent.parent / "data"
+# The project's shared data lie beside the checkout (../shared), in CI as on a developer's machine.
+PEER = Path(__file__).resolve().parents[3] / "shared" / "data" / "peer-positions"
+
+
+def _peer_file(name: str) -> Path:
+    path = PEER / name
+    if not path.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"the peer positions are required in CI and missing: {path}")
+        pytest.skip(f"the peer positions are not beside this checkout ({path})")
+    return path
+
+
+@pytest.fixture(scope="session")
+def peer_dictionary() -> Dictionary:
+    """The peer solver's word list, loaded from its DAWG's bytes as the CLI loads a cache."""
+    path = _peer_file("wordlist-hunspell-ro-7.5.0.txt.xz")
+    words = lzma.decompress(path.read_bytes()).decode("ascii").upper().split()
+    lexicon = Lexicon.from_bytes(Lexicon.from_words(words).to_bytes())
+    return Dictionary(lexicon, frozenset(w for w in words if len(w) == 2), "", "hunspell-ro")
+
+
+@pytest.fixture(scope="session")
+def peer_positions() -> list[dict]:
+    """The 136 positions with an independent solver's maxima, in file order."""
+    lines = _peer_file("positions.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line]
 
 
 @pytest.fixture(scope="session")

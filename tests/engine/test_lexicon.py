@@ -16,9 +16,10 @@ def letters(word: str) -> list[int]:
     return [ord(ch) - 65 for ch in word]
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @given(word_sets, st.lists(words, max_size=30))
-def test_a_lexicon_holds_exactly_its_words(stored, probes):
-    lexicon = Lexicon.from_words(stored)
+def test_a_lexicon_holds_exactly_its_words(compiled, stored, probes):
+    lexicon = Lexicon.from_words(stored, compiled=compiled)
     assert len(lexicon) == len(stored)
     assert list(lexicon) == sorted(stored)
     for word in [*stored, *probes]:

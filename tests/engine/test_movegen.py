@@ -11,9 +11,6 @@ documented convention).
 from __future__ import annotations
 
 import itertools
-import json
-import lzma
-import os
 import tomllib
 from collections import Counter
 from importlib import resources
@@ -25,7 +22,6 @@ from hypothesis import strategies as st
 
 from engine.board import Board, BoardError
 from engine.dictionary import Dictionary, dictionary_sha256
-from engine.lexicon import Lexicon
 from engine.movegen import MoveGenerator, find_top, generate_moves
 from engine.notation import Move, format_move, parse_move
 from engine.rack import Rack, RackError
@@ -34,8 +30,6 @@ from engine.tiles import JOKER
 from engine.verdict import check_move
 
 DATA = Path(__file__).parent.parent / "data"
-# The project's shared data lie beside the checkout (../shared), in CI as on a developer's machine.
-PEER = Path(__file__).resolve().parents[3] / "shared" / "data" / "peer-positions"
 
 
 def _read_list(name: str) -> list[str]:
@@ -274,23 +268,11 @@ def test_a_board_of_another_size_is_refused_clearly():
         find_top(Board.empty(7), "AER", FRS, DICTIONARY)
 
 
-@pytest.fixture(scope="module")
-def peer_dictionary() -> Dictionary:
-    path = PEER / "wordlist-hunspell-ro-7.5.0.txt.xz"
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"the peer positions are required in CI and missing: {path}")
-        pytest.skip(f"the peer positions are not beside this checkout ({path})")
-    words = lzma.decompress(path.read_bytes()).decode("ascii").upper().split()
-    lexicon = Lexicon.from_bytes(Lexicon.from_words(words).to_bytes())
-    return Dictionary(lexicon, frozenset(w for w in words if len(w) == 2), "", "hunspell-ro")
-
-
 def test_tops_equal_the_independent_solvers_maxima_and_move_counts_on_136_peer_positions(
-    peer_dictionary,
+    peer_dictionary, peer_positions
 ):
     generator = MoveGenerator(FRS, peer_dictionary)
-    positions = [json.loads(line) for line in (PEER / "positions.jsonl").open()]
+    positions = peer_positions
     assert len(positions) == 136
     for p in positions:
         board = Board.parse(p["board"])

@@ -1,6 +1,8 @@
 """`arbitru engine top` as the README's command-line contract says, through the real CLI."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,38 @@ def test_empty_rack_is_refused_with_what_to_give(tmp_path):
     result = engine_top("--board", str(board_file), "--rack", "", "--dict", str(WORDS))
     assert result.exit_code == 2
     assert "the rack is empty" in result.stderr
+
+
+def _run_top(*args: str, hide_kernel: bool) -> subprocess.CompletedProcess[str]:
+    """`arbitru engine top` in a fresh process; `hide_kernel`: as if built without a compiler."""
+    hide = "sys.modules['engine._kernel'] = None; " if hide_kernel else ""
+    code = f"import sys; {hide}from pipelines.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", code, "engine", "top", *args],
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+
+
+def test_without_the_compiled_generator_top_says_so_once_and_finds_the_same_moves(board_file):
+    args = ("--board", str(board_file), "--rack", "RATE?", "--dict", str(WORDS), "--json")
+    compiled = _run_top(*args, "--limit", "7", hide_kernel=False)
+    python = _run_top(*args, "--limit", "7", hide_kernel=True)
+    assert compiled.returncode == python.returncode == 0, python.stderr
+    assert "notice" not in compiled.stderr
+    notice = python.stderr.splitlines()
+    assert len(notice) == 1 and notice[0].startswith(
+        "notice: the compiled move generator is not in use (engine._kernel could not be imported"
+    ), python.stderr
+    same = [json.loads(r.stdout) for r in (compiled, python)]
+    for result in same:
+        del result["elapsed_ms"]
+    assert same[0] == same[1] and len(same[0]["moves"]) == 7
+
+
+def test_limit_n_gives_the_first_n_of_every_move_even_through_ties(board_file):
+    every = generate_moves(Board.parse(CASA), Rack("RATE?"), load_ruleset(), word_list())
+    scores = [m.score for m in every]
+    tied = next(n for n in range(1, len(every)) if scores[n - 1] == scores[n])
+    result = engine_top("--board", str(board_file), "--rack", "RATE?", "--dict", str(WORDS),
+                        "--limit", str(tied), "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["moves"] == [{"move": format_move(m.move), "score": m.score} for m in every[:tied]]

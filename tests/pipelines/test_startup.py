@@ -1,0 +1,76 @@
+"""Start-up: a command imports only what it uses (issue 11).
+
+The ledger's SQLAlchemy and Alembic take most of a second to import; `arbitru --help` and the
+engine commands never need them, so they must never load them. The root help lists the
+sub-apps from `cli.SUB_APPS` without importing them, so that list must say what each sub-app
+says of itself.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipelines import cli
+
+ROOT = Path(__file__).parents[2]
+WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
+BOARD = ROOT / "fixtures" / "boards" / "diluaram.txt"
+HEAVY = ("sqlalchemy", "alembic", "ledger.store", "ledger.database")
+
+# Runs the CLI, then prints (at exit) the heavy modules the process imported.
+PROBE = (
+    "import atexit, json, sys\n"
+    f"heavy = {HEAVY!r}\n"
+    "atexit.register(lambda: print('LOADED', json.dumps(sorted({m.split('.')[0] if "
+    "m.split('.')[0] != 'ledger' else m for m in sys.modules if m.startswith(heavy)})), "
+    "file=sys.stderr))\n"
+    "from pipelines.cli import main\n"
+    "main()\n"
+)
+
+
+def loaded(*args: str, home: Path) -> tuple[int, list[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                          timeout=120, check=False, env={"ARBITRU_HOME": str(home),
+                          "PATH": "/usr/bin:/bin"})  # fmt: skip
+    line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED"))
+    return done.returncode, json.loads(line.removeprefix("LOADED "))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["engine", "--help"],
+        ["engine", "score", "--board", str(BOARD), "--move", "15A: [D]ILUARĂM", "--dict",
+         str(WORDS)],
+        ["engine", "top", "--board", str(BOARD), "--rack", "ILUAAM?", "--dict", str(WORDS),
+         "--json"],
+        ["lexicon", "check", "CASA", "--dict", str(WORDS)],
+    ],
+)  # fmt: skip
+def test_commands_that_touch_no_database_never_import_sqlalchemy_or_alembic(args, tmp_path):
+    code, heavy = loaded(*args, home=tmp_path)
+    assert code in (0, 1) and heavy == []
+
+
+def test_ledger_commands_still_load_the_ledger_on_use(tmp_path):
+    code, heavy = loaded("db", "upgrade", "--db", f"sqlite:///{tmp_path / 'a.db'}", home=tmp_path)
+    assert code == 0 and "sqlalchemy" in heavy and "alembic" in heavy
+
+
+@pytest.mark.parametrize("name", sorted(cli.SUB_APPS))
+def test_the_root_help_shows_each_sub_apps_own_help(name):
+    assert cli.load_sub_app(name).help == cli.SUB_APPS[name][1]
+
+
+def test_the_root_help_lists_every_sub_app_in_order_without_loading_them():
+    done = subprocess.run([sys.executable, "-c", PROBE, "--help"], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    listed = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("│ ")
+              and line.split()[1] in cli.SUB_APPS]  # fmt: skip
+    assert listed == list(cli.SUB_APPS)
+    assert "LOADED []" in done.stderr
