@@ -125,13 +125,17 @@ class MoveGenerator:
             position.search(line, across, a, start, emit, False, bingo)
         return [_to_scored(f) for f in sorted(found, key=_order)]
 
-    def top(self, board: Board, rack: Rack | str) -> Top:
-        """The best score and every move reaching it, in canonical order."""
+    def top(self, board: Board, rack: Rack | str, floor: int = -1) -> Top:
+        """The best score and every move reaching it, in canonical order; with a `floor`,
+        only moves scoring at least that much are looked for (none found: `Top(0, ())`),
+        which prunes the search when several racks are compared on one board."""
         if self.kernel is not None:
             counts = _checked_counts(board, rack, self.ruleset)
-            best = _from_kernel(self.kernel.search(board, counts, top=True))
+            found = self.kernel.search(board, counts, top=True, floor=max(0, floor))
+            best = _from_kernel(found)
             return Top(best[0].score, tuple(best)) if best else Top(0, ())
         position = _Position(self, board, rack)
+        position.best = max(position.best, floor)
         found: list[_Found] = []
 
         def emit(
@@ -524,9 +528,12 @@ def generate_moves(
     return _generator(ruleset, dictionary).moves(board, rack)
 
 
-def find_top(board: Board, rack: Rack | str, ruleset: Ruleset, dictionary: Dictionary) -> Top:
+def find_top(
+    board: Board, rack: Rack | str, ruleset: Ruleset, dictionary: Dictionary, floor: int = -1
+) -> Top:
     """The best score and every move reaching it, in canonical order (see `generate_moves`).
 
-    The same moves at that score as `generate_moves`, found without enumerating the rest.
+    The same moves at that score as `generate_moves`, found without enumerating the rest;
+    with a `floor`, only moves scoring at least that much (`MoveGenerator.top`).
     """
-    return _generator(ruleset, dictionary).top(board, rack)
+    return _generator(ruleset, dictionary).top(board, rack, floor)

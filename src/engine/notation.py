@@ -4,7 +4,8 @@ Every form of docs/rules.md 1.6 is read: `H8: VARA` (row letter first: across) a
 `8H: VARA` (column first: down) in any case; the whole word including letters already on the
 board; jokers as `(C)` or as a lowercase letter beside capitals; a claimed score (`= 52 p`,
 `= 52`, `52 puncte`, `(167 p)`); an online game's prefix (`P19-T1 - `); the completiv letter
-(`[J]UCATOR` or `JUCATOR +J`); anticipation replacements (`-A+B`, `-C+Do`, `-C+(D)`).
+(`[J]UCATOR` or `JUCATOR +J`; the stock's joker `JU[(C)]ATOR` or `JUCATOR +(C)`, which
+marks the word's only C as that joker); anticipation replacements (`-A+B`, `-C+Do`, `-C+(D)`).
 Diacritics are folded first. Parsing returns a `Move` or a `NotationError` saying what was
 expected at which character; it never raises, whatever the text, because an unreadable
 submission is still a record to keep.
@@ -266,6 +267,31 @@ def _chosen_after(s: _Scanner, capitals: bool) -> Chosen | None:
     return Chosen(letter, paren or (joker and capitals), None)
 
 
+def _joker_named_after(
+    s: _Scanner, mark: int, word: str, jokers: tuple[int, ...], chosen: Chosen
+) -> tuple[int, ...]:
+    """The word's jokers once `+(C)` has named the stock's joker after it.
+
+    `JU(C)ATOR +(C)` already marks it. In `JUCATOR +(C)` the only C of the word is that
+    joker: reading it as a real C would ask the rack for a C it lacks and score the C's
+    value. Where the letter occurs more than once and none is marked, nothing says which
+    square the joker is on (the scores differ): the text is unreadable rather than guessed.
+    """
+    if not chosen.joker or any(word[i] == chosen.letter for i in jokers):
+        return jokers
+    places = [i for i, letter in enumerate(word) if letter == chosen.letter]
+    if len(places) == 1:
+        return tuple(sorted((*jokers, places[0])))
+    if places:
+        s.pos = s.text.index("+", mark)
+        s.fail(
+            f"the joker marked in the word: {chosen.letter} occurs {len(places)} times in"
+            f" {word}, so '+({chosen.letter})' does not say which is the stock's joker; write"
+            f" it in place, e.g. [({chosen.letter})]"
+        )
+    return jokers
+
+
 def _claim(s: _Scanner) -> int | None:
     """`= 52 p`, `= 52`, `52 puncte`, `(167 p)`: the score the player claims."""
     s.skip_space()
@@ -320,6 +346,7 @@ def parse_move(text: str) -> Move | NotationError:
                 s.pos = s.text.index("+", mark)
                 s.fail("one completiv mark only ('[J]' in the word or '+J' after it)")
             chosen = after
+            jokers = _joker_named_after(s, mark, word, jokers, chosen)
         claimed = _claim(s)
         s.skip_space()
         if not s.at_end():

@@ -82,6 +82,18 @@ CODES: dict[str, str] = {
     "undecodable": "a recorded event whose payload cannot be read",
     "wrong_stream": "an event that does not belong to this kind of game",
     "unknown_command": "a command this variant does not know",
+    # duplicat-completiv (engine.games.completiv)
+    "completiv_mark_not_allowed": "a letter chosen from the stock, in a game that is not completiv",
+    "completiv_letter_unmarked": "the move needs a letter from the stock and marks none",
+    "completiv_letter_not_in_stock": "the letter chosen has left the stock and no joker is left",
+    "completiv_joker_not_in_stock": "the stock's joker was chosen and none is left in the stock",
+    # anticipation (engine.games.anticipation)
+    "replacement_unreadable": "the replacement does not parse as -A+B or -C+Do",
+    "replaced_letter_not_in_group": "the letter replaced is not in the round's group",
+    "taken_letter_not_in_stock": "the letter taken is not in the player's stock",
+    "replacement_declared": "the player's replacement for this round is already recorded",
+    "joker_not_as_declared": "the joker taken from the stock stands for another letter",
+    "no_top": "every player plays their own board: there is no top to choose",
 }
 """Every code with a one-line meaning (for documentation, views and translations).
 

@@ -56,6 +56,7 @@ from pipelines.game_inputs import (
     read_submissions_file,
 )
 from pipelines.game_read_cli import replay_command, results_command, standings_command
+from pipelines.game_replace_cli import replace_command
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
     ServiceError,
@@ -133,7 +134,7 @@ def _seed(game: str, seed_file: Path | None) -> str:
 def create_command(
     game: GameArg,
     variant: Annotated[
-        str, typer.Option("--variant", help="duplicate (completiv, anticipation: not yet).")
+        str, typer.Option("--variant", help="duplicate, completiv or anticipation.")
     ] = "duplicate",
     player: Annotated[
         list[str] | None,
@@ -180,7 +181,7 @@ def create_command(
     if variant not in PLAYABLE_VARIANTS:
         fail(
             f"variant {variant!r} is not supported yet: only {', '.join(PLAYABLE_VARIANTS)} "
-            "games can be run (completiv and anticipation are planned)"
+            "games can be run"
         )
     if draw not in ("manual", "seeded"):
         fail(f"--draw {draw!r}: give manual or seeded")
@@ -417,6 +418,7 @@ for _name, _command in (
     ("join", join_command),
     ("draw", draw_command),
     ("submit", submit_command),
+    ("replace", replace_command),
     ("choose-top", choose_top_command),
     ("annul", annul_command),
     ("penalise", penalise_command),

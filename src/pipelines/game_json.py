@@ -30,6 +30,8 @@ from engine.notation import Move, format_move
 from engine.placement import Tile
 from engine.problems import CODES
 from ledger import NewEvent, RecordedEvent
+from pipelines.game_anticipation import replacing_json, sheet_json
+from pipelines.game_completiv import player_json as completiv_json
 
 
 def emit_json(value: Any) -> None:
@@ -83,6 +85,7 @@ def judgement_json(judgement: Judgement) -> dict[str, Any]:
         "claimed": judgement.move.claimed if judgement.move is not None else None,
         "points_if_valid": None,
         "warnings": [],
+        "notes": list(judgement.notes),
     }
     if verdict is not None:
         value["words"] = [
@@ -149,6 +152,7 @@ def _player_json(result: PlayerResult) -> dict[str, Any]:
         "total": result.total,
         "code": result.code,
         "message": reason_message(result.code, result),
+        "replacement": replacing_json(result.replacement),
     }
 
 
@@ -298,4 +302,8 @@ def position_json(game_id: str, state: GameState, spot: Position, player: str | 
     }
     if player is not None:
         value["player"] = player
+        if state.created is not None and state.created.variant == "anticipation":
+            value["sheet"] = sheet_json(state, player)
+        if (chosen := completiv_json(state, player)) is not None:
+            value["completiv"] = chosen
     return value

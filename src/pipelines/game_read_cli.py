@@ -69,7 +69,10 @@ def replay_command(
         typer.Option("--round", min=1, help="The state when this round closed (or now)."),
     ] = None,
     player: Annotated[
-        str | None, typer.Option("--player", help="That player's own board in a last round.")
+        str | None,
+        typer.Option(
+            "--player", help="That player's own board (in a last round; in anticipation, always)."
+        ),
     ] = None,
     svg: Annotated[
         Path | None, typer.Option("--svg", help="Also write the board as an SVG picture.")
@@ -100,4 +103,4 @@ def replay_command(
     elif svg is not None:
         views.out.print(f"wrote {svg}")
     else:
-        views.show_position(read.game_id, state, spot, ruleset)
+        views.show_position(read.game_id, state, spot, ruleset, player)

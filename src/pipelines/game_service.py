@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from engine.dictionary import Dictionary
-from engine.games.commands import Command, CreateGame, Submit
+from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
 from engine.games.events import (
     DictionaryRef,
@@ -42,7 +42,7 @@ from pipelines.lexicons import resolve as resolve_list
 RETRIES = 5
 """How many times a command is decided again after another terminal wrote first."""
 
-PLAYABLE_VARIANTS = ("duplicate",)
+PLAYABLE_VARIANTS = ("duplicate", "completiv", "anticipation")
 """The variants whose rules exist; games of the others cannot be created yet."""
 
 
@@ -239,8 +239,8 @@ def _meta(command: Command) -> dict[str, str]:
 
 
 def _stamped(command: Command) -> Command:
-    """A submission without an arrival time arrived now."""
-    if isinstance(command, Submit) and command.received_at is None:
+    """A submission (or an anticipation replacement) without an arrival time arrived now."""
+    if isinstance(command, Submit | DeclareReplacement) and command.received_at is None:
         return replace(command, received_at=datetime.now(UTC))
     return command
 

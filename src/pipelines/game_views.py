@@ -29,6 +29,8 @@ from engine.ruleset import Ruleset
 from ledger import RecordedEvent
 from pipelines.board_svg import board_svg
 from pipelines.board_view import board_table
+from pipelines.game_anticipation import own_boards_note, replacing_text, show_sheet
+from pipelines.game_completiv import show_player as show_completiv_player
 from pipelines.game_json import (
     dictionary_note,
     emit_json,
@@ -124,7 +126,15 @@ def _changes_json(game: str, outcome: Outcome, number: int | None) -> dict[str, 
 
 
 def _show_judged(outcome: Outcome) -> None:
-    """How each submission just recorded was judged (status and points)."""
+    """How each submission just recorded was judged (status and points), and how each
+    anticipation replacement was read."""
+    for event in outcome.events:
+        if event.type == "ReplacementDeclared":
+            rnd = outcome.after.round(event.payload["round"])
+            player = rnd.players.get(event.payload["player_id"]) if rnd else None
+            replacing = player.replacement if player else None
+            if replacing is not None and replacing.event_id == event.event_id:
+                out.print(f"  {escape(player.player_id)}: {escape(replacing_text(replacing))}")
     submitted = [
         e for e in outcome.events if e.type in ("SubmissionReceived", "SubmissionCorrected")
     ]
@@ -211,8 +221,9 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
         + ")"
         + (f"; deadline {time_text(results.deadline)}" if results.deadline else "")
     )
+    own_boards = own_boards_note(state)
     highlight = [(t.row, t.col, t.cell) for t in results.top.tiles] if results.top else []
-    out.print(board_table(results.board, ruleset, highlight))
+    out.print(own_boards or board_table(results.board, ruleset, highlight))
     table = Table(title="submissions", title_justify="left", show_lines=True)
     table.add_column("player")
     table.add_column("as written")
@@ -221,8 +232,12 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
     for player in results.players:
         timed = results.deadline is not None
         written = "\n".join(_written(v, timed) for v in player.submissions) or "-"
+        if player.replacement is not None:
+            written = escape(replacing_text(player.replacement)) + "\n" + written
         judged = [_judged(v) for v in player.submissions] or ["[dim]no submission[/]"]
         judged += [_words(v.judgement) for v in player.submissions if v.status == "counted"]
+        judged += [escape(n) for v in player.submissions if v.status == "counted"
+                   for n in v.judgement.notes]  # fmt: skip
         sums = [str(player.score)]
         if player.bonus:
             sums.append(f"+{player.bonus} solo")
@@ -240,7 +255,7 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
         top = results.top
         who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
         out.print(f"top: [bold]{escape(_top_move(top))}[/] = {top.score} ({top.source}; {who})")
-    else:
+    elif not own_boards:
         out.print("top: none yet")
     for decision in rnd.decisions:
         out.print(_decision_text(decision), soft_wrap=True)
@@ -342,7 +357,9 @@ def show_standings(game_id: str, state: GameState) -> None:
     )
 
 
-def show_position(game_id: str, state: GameState, spot: Position, ruleset: Ruleset) -> None:
+def show_position(
+    game_id: str, state: GameState, spot: Position, ruleset: Ruleset, player: str | None = None
+) -> None:
     """The game at a moment: the board with the last move highlighted, rack, bag, scores."""
     when = f"seq {state.last_seq}" if state.last_seq is not None else "the start"
     round_text = f"round {spot.round}" if spot.round is not None else "before round 1"
@@ -350,6 +367,9 @@ def show_position(game_id: str, state: GameState, spot: Position, ruleset: Rules
     highlight = [(t.row, t.col, t.cell) for t in spot.last_move]
     out.print(board_table(spot.board, ruleset, highlight))
     out.print(f"rack: [bold]{spot.rack or '-'}[/]   bag: {len(spot.bag)} tile(s)")
+    show_sheet(out, state, player)
+    if player is not None and state.created is not None:
+        show_completiv_player(out, state, player)
     if spot.over or spot.ended:
         out.print(f"game over: {spot.ended or spot.over}")
     show_standings(game_id, state)

@@ -37,7 +37,7 @@ from engine.games.duplicate import tied_moves
 from engine.games.state import GameState, PlayerRound
 from engine.notation import Move, format_move, parse_move
 from ledger import EventStore
-from pipelines.game_service import dictionary_ref, execute, load_game, resolve_context
+from pipelines.game_service import dictionary_ref, execute, load_game
 from pipelines.simulate import Players, SimulatedPlayer, Slip, Table, make_players
 
 INCIDENTS = ("annul", "annul_revoked", "penalty", "correct", "late", "resubmit")
@@ -67,6 +67,7 @@ class Scenario:
     round_gap: timedelta = timedelta(minutes=5)
     arbiter: str = "arbitru-principal"
     incidents: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    variant: str = "duplicate"
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,10 @@ class Played:
 
 
 class _Game:
-    """One simulated game being recorded."""
+    """One simulated game being recorded (`players`: how its simulated players search, the
+    completiv ones with a letter from the stock, `pipelines.simulate_completiv`)."""
+
+    players_class: type[Players] = Players
 
     def __init__(self, store: EventStore, scenario: Scenario) -> None:
         self.store = store
@@ -91,10 +95,9 @@ class _Game:
 
     def run(self) -> Played:
         self._create()
-        created = self._state().created
-        assert created is not None
-        context = resolve_context(created)
-        self.sim = Players(self.players, context.ruleset, context.dictionary, self.rng)
+        context = self._state().context  # the variant's own (completiv draws 6)
+        assert context is not None
+        self.sim = self.players_class(self.players, context.ruleset, context.dictionary, self.rng)
         number = 0
         while True:
             state = self._state()
@@ -129,6 +132,7 @@ class _Game:
             [
                 CreateGame(
                     game_id=s.game_id,
+                    variant=s.variant,
                     players=tuple(Player(p.player_id, p.name) for p in self.players),
                     tournament_id=s.tournament_id,
                     title=s.title,

@@ -86,6 +86,23 @@ def test_completiv_joker_taken_from_the_stock():
     assert parse_move("H4: JU(C)ATOR +(C)").chosen == Chosen("C", True, None)
 
 
+def test_stock_joker_named_only_after_the_word_is_the_words_only_such_letter():
+    """The defect `H4: JUCATOR +(C)`: the C was read as a real C (rack JUATOR refused it)."""
+    assert parse_move("H4: JUCATOR +(C)") == parse_move("H4: JU(C)ATOR +(C)")
+    assert parse_move("H4: JUCATOR +(C)").jokers == (2,)
+    assert parse_move("H4: JUCATOR +c").jokers == (2,)
+
+
+def test_stock_joker_named_after_a_word_holding_that_letter_twice_is_ambiguous():
+    error = parse_move("H8: CUC +(C)")
+    assert isinstance(error, NotationError)
+    assert error.position == 9
+    assert "C occurs 2 times in CUC" in error.message
+    assert "[(C)]" in error.message
+    assert parse_move("H8: (C)UC +(C)").jokers == (0,)
+    assert parse_move("H8: [(C)]UC").jokers == (0,)
+
+
 def test_diacritics_are_folded_in_every_position():
     assert parse_move("8H: ȘAȚĂ").word == "SATA"
     assert parse_move("8H: ŞAŢă").word == "SATA"
@@ -155,7 +172,13 @@ def moves(draw):
         at = draw(st.integers(0, len(word) - 1))
         chosen = Chosen(word[at], at in jokers, at)
     elif kind == "after":
-        chosen = Chosen(draw(letters), draw(st.booleans()), None)
+        letter = draw(letters)
+        # `+(X)` marks the word's X as the joker, so a joker named after the word is one
+        # already marked in it, or a letter the word does not hold.
+        joker = draw(st.booleans()) and (
+            letter not in word or any(word[i] == letter for i in jokers)
+        )
+        chosen = Chosen(letter, joker, None)
     prefix = draw(st.none() | st.builds("P{}-T{}".format, st.integers(0, 999), st.integers(0, 99)))
     return Move(
         row=draw(st.integers(0, 14)),

@@ -219,7 +219,7 @@ def test_penalty_and_correction(arbiter: Arbiter) -> None:
 
 
 def test_other_variants_are_not_supported_yet(arbiter: Arbiter) -> None:
-    message = arbiter.refused(2, "create", "hd1", "--variant", "completiv", "--player", "ana")
+    message = arbiter.refused(2, "create", "hd1", "--variant", "blitz", "--player", "ana")
     assert "not supported yet" in message
 
 

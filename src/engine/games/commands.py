@@ -90,6 +90,16 @@ class Submit(Command):
 
 
 @dataclass(frozen=True)
+class DeclareReplacement(Command):
+    """Anticipation: the replacement a player wrote on the round's slip (`-A+B`, `-C+Do`),
+    recorded as written; the rules read it against the player's group and stock."""
+
+    round: int
+    player_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ChooseTop(Command):
     """The arbiter's choice among equal tops (`move` in notation; in a last round, the parts
     of a sequence separated by `;`)."""

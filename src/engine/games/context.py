@@ -15,7 +15,7 @@ from engine.dictionary import Dictionary
 from engine.games.events import GameCreated
 from engine.games.settings import GameSettings, read_settings
 from engine.movegen import Top, find_top
-from engine.notation import Move, NotationError, parse_move
+from engine.notation import Move, NotationError, format_tile, parse_move
 from engine.placement import Tile
 from engine.problems import Problem
 from engine.rack import Rack
@@ -25,13 +25,15 @@ from engine.verdict import Verdict, check_move
 
 class Judgement(NamedTuple):
     """A text judged on a board and rack: the parsed move (None when unreadable), the
-    verdict, the problems with their codes, and the points it earns (0 unless valid)."""
+    verdict, the problems with their codes, the points it earns (0 unless valid), and what
+    the variant read into it (`notes`: completiv's chosen letter applied or ignored, and why)."""
 
     text: str
     move: Move | None
     verdict: Verdict | None
     problems: tuple[Problem, ...]
     score: int
+    notes: tuple[str, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -65,6 +67,14 @@ class GameContext:
             problem = Problem("unreadable", f"unreadable: {move.message}")
             return Judgement(text, None, None, (problem,), 0)
         verdict = check_move(board, move, self.ruleset, self.dictionary, Rack(rack))
+        if move.chosen is not None:
+            mark = format_tile(move.chosen.letter, move.chosen.joker)
+            problem = Problem(
+                "completiv_mark_not_allowed",
+                f"a letter chosen from the stock ({mark}) is for duplicat-completiv games:"
+                " write the move with the rack's tiles only",
+            )
+            return Judgement(text, move, verdict, (problem, *verdict.problems), 0)
         return Judgement(text, move, verdict, verdict.problems, verdict.score)
 
     def top(self, board: Board, rack: str) -> Top:

@@ -44,7 +44,7 @@ from engine.games.commands import (
     Revoke,
     Submit,
 )
-from engine.games.duplicate_evolve import evolve
+from engine.games.duplicate_evolve import FOLDED, evolve
 from engine.games.events import (
     DecisionRevoked,
     Event,
@@ -108,7 +108,7 @@ def _check(state: GameState, events: list[Event], command: Command) -> list[Even
 def _create(state: GameState, command: CreateGame) -> list[Event]:
     if state.created is not None:
         raise GameRuleError("game_exists", f"game {state.created.game_id} already exists")
-    if command.variant != "duplicate":
+    if command.variant not in FOLDED:
         raise GameRuleError(
             "variant_not_supported",
             f"the {command.variant} variant is not played yet: create a duplicate game",

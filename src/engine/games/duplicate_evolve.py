@@ -29,8 +29,8 @@ from engine.games.events import (
 from engine.games.rounds import (
     candidates,
     judge_sequence,
+    laid_from,
     player_text,
-    rack_after,
     sequence_of,
     settle,
     tied_moves,
@@ -45,6 +45,11 @@ from engine.games.state import (
     RoundState,
     changed,
 )
+
+FOLDED = frozenset({"duplicate", "completiv"})
+"""The variants this fold plays: duplicat-completiv differs from duplicate only in how a
+submission is judged and the computer's top searched (its context, `engine.games.completiv`)
+and in the chosen letter a top takes from the stock (`rounds.laid_from`)."""
 
 
 class _Ignore(Exception):
@@ -94,7 +99,7 @@ def _remember(state: GameState, recorded: Recorded, type_name: str) -> dict[str,
 def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
     if state.created is not None:
         raise _Ignore("game_exists", "the game was already created; a game has one GameCreated")
-    if event.variant != "duplicate":
+    if event.variant not in FOLDED:
         raise _Ignore("variant_not_supported", f"the {event.variant} variant is not played yet")
     context = state.resolve(event)
     notes = state.notes
@@ -304,24 +309,25 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     rnd = _open_round(state, event.round)
     top, note = top_at_close(state, rnd)
     rnd = changed(rnd, closed=True, top=top)
-    board, leftover = rnd.board, rnd.rack
+    board, leftover, bag = rnd.board, rnd.rack, state.bag
     if top is not None:
         board = board.with_tiles((t.row, t.col, t.cell) for t in top.tiles)
         for judgement in top.parts:
-            leftover = rack_after(leftover, judgement)
+            leftover, from_stock = laid_from(leftover, judgement)
+            bag = bag.take(from_stock)
     over = state.over
-    if rnd.last and not leftover and not state.bag:
+    if rnd.last and not leftover and not bag:
         over = "the bag is empty and the rack played out"
     elif over is None and not rnd.last:
         context = state.context
         assert context is not None
         settings, vowels = context.settings, context.ruleset.vowels
         plan = draws.plan_draw(
-            leftover, state.bag, settings.draw_size, settings.minimum(rnd.number + 1), vowels
+            leftover, bag, settings.draw_size, settings.minimum(rnd.number + 1), vowels
         )
         if not isinstance(plan, draws.DrawPlan):
             over = plan.message
-    after = changed(_with_round(state, rnd), board=board, leftover=leftover, over=over)
+    after = changed(_with_round(state, rnd), board=board, leftover=leftover, bag=bag, over=over)
     after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
     if note is not None:
         remark = Note(recorded.seq, recorded.event_id, "RoundClosed", "top_interpreted", note,

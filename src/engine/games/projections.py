@@ -16,12 +16,14 @@ All are pure functions of the state: every number shown is recomputed from the e
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
 from engine.bag import Bag
 from engine.board import Board
-from engine.games import rounds
+from engine.games import anticipation_rules, anticipation_views, rounds
+from engine.games.anticipation_rules import Replacing
 from engine.games.context import Judgement
 from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
 from engine.placement import Tile
@@ -62,6 +64,8 @@ class PlayerResult:
     penalty: int
     total: int
     code: str | None
+    replacement: Replacing | None = None
+    """Anticipation: the player's replacement for the round, as written and as read."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +108,12 @@ class Position:
 
 
 def round_top(state: GameState, rnd: RoundState) -> RoundTop | None:
-    """The round's top: final once closed, else what closing now would place."""
+    """The round's top: final once closed, else what closing now would place (none in
+    anticipation, where every player plays their own board)."""
     if rnd.closed:
         return rnd.top
+    if state.created is not None and state.created.variant == "anticipation":
+        return None
     return rounds.round_top(state, rnd)
 
 
@@ -117,6 +124,9 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
     corrections = {p.correction.event_id: p for p in player.parts if p.correction is not None}
     revoked = {d.event_id for d in rnd.decisions if not d.standing}
     judged_on = {p.part: (p.board, p.rack) for p in player.parts}
+    judge = context.judge
+    if state.created is not None and state.created.variant == "anticipation":
+        judge = functools.partial(anticipation_rules.judge, context, joker_for=None)
     views = []
     for entry in player.received:
         board, rack = judged_on.get(entry.part, (rnd.board, rnd.rack))
@@ -128,7 +138,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
                     entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
                     entry.source, entry.correction, entry.reason, status or "counted",
                     part.judgement if status != "corrected" else
-                    context.judge(board, rack, entry.text),
+                    judge(board, rack, entry.text),
                     part.score if status != "corrected" else 0,
                 )
             )  # fmt: skip
@@ -141,7 +151,7 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
             SubmissionView(
                 entry.event_id, entry.seq, entry.part, entry.text, entry.received_at,
                 entry.source, entry.correction, entry.reason, status,
-                context.judge(board, rack, entry.text), 0,
+                judge(board, rack, entry.text), 0,
             )
         )  # fmt: skip
     return tuple(views)
@@ -171,7 +181,7 @@ def round_results(state: GameState, n: int) -> RoundResults:
         results.append(
             PlayerResult(
                 player_id, joined.name, _views(state, rnd, player), player.parts, score, solo,
-                bonus, penalty, score + bonus - penalty, code,
+                bonus, penalty, score + bonus - penalty, code, player.replacement,
             )
         )  # fmt: skip
     notes = tuple(note for note in state.notes if note.round == n)
@@ -209,8 +219,14 @@ def standings(state: GameState) -> tuple[Standing, ...]:
 
 
 def position(state: GameState, player_id: str | None = None) -> Position:
-    """The board, rack and bag now; with a player, their own board in an open last round."""
+    """The board, rack and bag now; with a player, their own board in an open last round (in
+    anticipation, their own board at any moment, and the group they play)."""
     current = state.current
+    created = state.created
+    if player_id is not None and created is not None and created.variant == "anticipation":
+        board, rack, laid = anticipation_views.own_position(state, player_id)
+        number = current.number if current is not None else None
+        return Position(number, board, rack, state.bag, laid, state.over, state.ended)
     board, rack = state.board, state.rack
     last_move: tuple[Tile, ...] = ()
     closed = [r for r in state.rounds if r.closed and r.top is not None]

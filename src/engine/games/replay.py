@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType, ModuleType
 
-from engine.games import duplicate
+from engine.games import anticipation, completiv, duplicate
 from engine.games.commands import Command
 from engine.games.context import GameContext, Judgement, context_for
 from engine.games.events import Event, Recorded
@@ -53,24 +53,29 @@ def initial_state(resolve: Resolve) -> GameState:
     return GameState(resolve=resolve)
 
 
-VARIANTS: Mapping[str, ModuleType] = MappingProxyType({"duplicate": duplicate})
+VARIANTS: Mapping[str, ModuleType] = MappingProxyType(
+    {"duplicate": duplicate, "completiv": completiv, "anticipation": anticipation}
+)
 """The variant modules, by GameCreated.variant: each has `decide` and `evolve`. A game of a
 variant not listed is kept as ignored from its GameCreated on (`variant_not_supported`)."""
 
 
-def _variant(state: GameState) -> ModuleType:
+def _variant(state: GameState, opening: object) -> ModuleType:
+    """The game's variant module; before GameCreated, the one the opening event or command
+    (GameCreated, CreateGame) names."""
     created = state.created
-    return VARIANTS.get(created.variant, duplicate) if created is not None else duplicate
+    variant = created.variant if created is not None else getattr(opening, "variant", None)
+    return VARIANTS.get(variant or "duplicate", duplicate)
 
 
 def evolve(state: GameState, recorded: Recorded) -> GameState:
     """One recorded event folded in by the game's variant (never raises on the event)."""
-    return _variant(state).evolve(state, recorded)
+    return _variant(state, recorded.event).evolve(state, recorded)
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events a command records, decided by the game's variant."""
-    return _variant(state).decide(state, command)
+    return _variant(state, command).decide(state, command)
 
 
 def replay_states(events: Iterable[Recorded], resolve: Resolve) -> Iterator[GameState]:

@@ -28,10 +28,22 @@ def is_late(received_at: datetime | None, deadline: datetime | None) -> bool:
 
 
 def rack_after(rack: str, judgement: Judgement) -> str:
+    """The rack less the tiles a valid move laid from it."""
+    return laid_from(rack, judgement)[0]
+
+
+def laid_from(rack: str, judgement: Judgement) -> tuple[str, str]:
+    """(the rack left, the tiles laid that the rack did not hold): the second is empty but
+    in duplicat-completiv, where it is the player's letter chosen from the stock."""
     left = list(rack)
+    stock = []
     for tile in judgement.tiles:
-        left.remove("?" if tile.joker else tile.letter)
-    return "".join(left)
+        key = "?" if tile.joker else tile.letter
+        if key in left:
+            left.remove(key)
+        else:
+            stock.append(key)
+    return "".join(left), "".join(stock)
 
 
 _NEVER = datetime.min.replace(tzinfo=UTC)

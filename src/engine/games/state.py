@@ -19,6 +19,7 @@ from engine.games.events import GameCreated, PlayerJoined
 from engine.placement import Tile
 
 if TYPE_CHECKING:
+    from engine.games.anticipation_rules import Replacing, Sheet
     from engine.games.draws import DrawPlan
 
 T = TypeVar("T")
@@ -122,11 +123,13 @@ class PartResult:
 
 @dataclass(frozen=True)
 class PlayerRound:
-    """A player's round: everything received (in order) and the parts as judged."""
+    """A player's round: everything received (in order) and the parts as judged; in
+    anticipation, the round's replacement as declared and read (`replacement`)."""
 
     player_id: str
     received: tuple[Received, ...] = ()
     parts: tuple[PartResult, ...] = ()
+    replacement: Replacing | None = None
 
     @property
     def score(self) -> int:
@@ -217,6 +220,9 @@ class GameState:
     over: str | None = None
     events: int = 0
     last_seq: int | None = None
+    sheets: Mapping[str, Sheet] = field(default_factory=dict)
+    """Anticipation: each player's own board, stock and eliminated letters as the rounds
+    closed so far left them (`engine.games.anticipation_rules`)."""
 
     @property
     def ignored(self) -> tuple[Note, ...]:

@@ -1,0 +1,186 @@
+"""Anticipation with metagrams (RULES 4): every player plays their own board.
+
+    decide(state: GameState, command: Command) -> list[Event]
+        The events a command records, or `GameRuleError` saying why not. Like the duplicate's,
+        decide folds the events it proposes and refuses them if the fold would ignore them.
+    evolve(state: GameState, recorded: Recorded) -> GameState
+        The fold (`anticipation_evolve`; the rules of a player's round in
+        `anticipation_rules`); never raises on a recorded event.
+
+The arbiter draws 14 groups of 7 from the 98 letters (by hand or from the game's committed
+seed, as in the duplicate game, without the vowel/consonant rule); each player's stock starts
+with the two jokers. A player's round is their replacement (`DeclareReplacement`, optional,
+at most one, recorded as written and never changed: one that cannot be applied counts as none)
+and their submission, judged on their own board; the last round takes two submissions, part 1
+with the stock's two tiles and part 2 with the group. There is no top, no solo and no top
+choice; closing a round moves every player's board, stock and eliminated letters on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from engine.bag import BagError
+from engine.games import draws, duplicate
+from engine.games.anticipation_evolve import NO_RULE, evolve
+from engine.games.commands import (
+    Annul,
+    ChooseTop,
+    CloseRound,
+    Command,
+    Correct,
+    CreateGame,
+    DeclareReplacement,
+    DrawRack,
+    EndGame,
+    JoinPlayer,
+    Penalise,
+    RevealSeed,
+    Revoke,
+    Submit,
+)
+from engine.games.events import (
+    DecisionRevoked,
+    Event,
+    EventDecodeError,
+    GameCreated,
+    GameEnded,
+    PenaltyGiven,
+    PlayerJoined,
+    RackDrawn,
+    Recorded,
+    ReplacementDeclared,
+    RoundClosed,
+    SeedRevealed,
+    SubmissionAnnulled,
+    SubmissionCorrected,
+    SubmissionReceived,
+    decode_event,
+    encode_event,
+)
+from engine.games.state import GameRuleError, GameState
+
+__all__ = ["decide", "evolve"]
+
+
+def _check(state: GameState, events: list[Event], command: Command) -> list[Event]:
+    """The proposed events as they will read back; refused if evolve would ignore any."""
+    checked = []
+    meta = {"received_at": command.received_at, "actor": command.actor, "source": command.source}
+    for i, proposed in enumerate(events):
+        try:
+            event = decode_event(*encode_event(proposed))
+        except EventDecodeError as exc:
+            raise GameRuleError(f"bad_{exc.field or 'event'}", str(exc)) from None
+        checked.append(event)
+        before = len(state.notes)
+        state = evolve(state, Recorded(event, f"proposed-{i}", **meta))
+        for note in state.notes[before:]:
+            if note.ignored:
+                raise GameRuleError(note.code, note.message)
+    return checked
+
+
+def _create(state: GameState, command: CreateGame) -> list[Event]:
+    """The duplicate's checks of a new game (ruleset, settings, seed, players), then the same
+    events naming this variant."""
+    if "top_source" in command.settings:
+        raise GameRuleError(
+            "bad_setting",
+            "settings.top_source: an anticipation round has no top (every player plays their"
+            " own board): drop it",
+        )
+    as_duplicate = dataclasses.replace(command, variant="duplicate")
+    events = duplicate.decide(state, as_duplicate)
+    return [
+        dataclasses.replace(e, variant=command.variant) if isinstance(e, GameCreated) else e
+        for e in events
+    ]
+
+
+def _draw(state: GameState, command: DrawRack) -> list[Event]:
+    created, context = state.created, state.context
+    assert created is not None and context is not None
+    if created.draw != "seeded":
+        if command.tiles is None:
+            raise GameRuleError("tiles_missing", "a manual draw needs the 7 letters drawn")
+        return [RackDrawn(command.round, command.tiles, tuple(command.rejected), command.deadline)]
+    if command.tiles is not None:
+        raise GameRuleError(
+            "seeded_game", "this game's draws are seeded: give the seed, not the tiles"
+        )
+    if command.seed is None or draws.seed_commitment(command.seed) != created.seed_commitment:
+        raise GameRuleError(
+            "seed_mismatch",
+            "the seed given does not hash to the game's commitment: give the secret seed",
+        )
+    size, vowels = context.settings.draw_size, context.ruleset.vowels
+    plan = draws.plan_draw("", state.bag, size, NO_RULE, vowels)
+    if not isinstance(plan, draws.DrawPlan):
+        raise GameRuleError(plan.code, plan.message)
+    try:
+        tiles, _ = draws.seeded_draw(command.seed, command.round, plan, "", state.bag, vowels)
+    except BagError as exc:
+        raise GameRuleError("game_over", str(exc)) from None
+    return [RackDrawn(command.round, tiles, (), command.deadline)]
+
+
+def _end(state: GameState, command: EndGame) -> list[Event]:
+    current = state.current
+    if current is not None and not current.closed:
+        raise GameRuleError(
+            "round_not_closed", f"round {current.number} is open: close it before ending the game"
+        )
+    return [GameEnded(command.reason)]
+
+
+def _events(state: GameState, command: Command) -> list[Event]:
+    match command:
+        case JoinPlayer():
+            return [PlayerJoined(command.player_id, command.name)]
+        case DrawRack():
+            return _draw(state, command)
+        case DeclareReplacement():
+            return [ReplacementDeclared(command.round, command.player_id, command.text)]
+        case Submit():
+            return [
+                SubmissionReceived(command.round, command.player_id, command.text, command.part)
+            ]
+        case Annul():
+            return [
+                SubmissionAnnulled(command.round, command.player_id, command.reason, command.part)
+            ]
+        case Penalise():
+            return [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
+        case Correct():
+            return [
+                SubmissionCorrected(
+                    command.round, command.player_id, command.text, command.reason, command.part
+                )
+            ]
+        case Revoke():
+            return [DecisionRevoked(command.event_id, command.reason)]
+        case CloseRound():
+            return [RoundClosed(command.round)]
+        case RevealSeed():
+            return [SeedRevealed(command.seed)]
+        case EndGame():
+            return _end(state, command)
+        case ChooseTop():
+            raise GameRuleError(
+                "no_top", "every player plays their own board: an anticipation round has no top"
+            )
+    raise GameRuleError(
+        "unknown_command", f"{type(command).__name__} is not an anticipation command"
+    )
+
+
+def decide(state: GameState, command: Command) -> list[Event]:
+    """The events that carry out an arbiter's command, or `GameRuleError` saying why not."""
+    if isinstance(command, CreateGame):
+        if state.created is not None:
+            raise GameRuleError("game_exists", f"game {state.created.game_id} already exists")
+        return _check(state, _create(state, command), command)
+    if state.created is None:
+        raise GameRuleError("no_game", "the game does not exist: create it first")
+    return _check(state, _events(state, command), command)

@@ -1,0 +1,315 @@
+"""The anticipation variant's fold: `evolve(state, recorded) -> state`, one event at a time.
+
+Pure, and never raises on a recorded event: an event the rules cannot apply is kept in
+`state.notes` as ignored, with its reason code and message. The events that mean the same in
+every variant (a player joining, a penalty, the seed revealed, the end) are folded by the
+duplicate's fold; the rest are anticipation's own: the groups drawn from the 98 letters, each
+player's replacement, submissions judged on each player's own board, and a round's close,
+which moves every player's sheet on (board, stock, eliminated letters).
+"""
+
+from __future__ import annotations
+
+from engine.bag import Bag
+from engine.games import draws, duplicate_evolve
+from engine.games.anticipation_rules import (
+    Replacing,
+    closed_sheet,
+    read_replacement,
+    settle,
+    sheet_of,
+)
+from engine.games.events import (
+    DECISIONS,
+    DecisionRevoked,
+    GameCreated,
+    RackDrawn,
+    Recorded,
+    ReplacementDeclared,
+    RoundClosed,
+    SubmissionAnnulled,
+    SubmissionCorrected,
+    SubmissionReceived,
+    TopChosen,
+)
+from engine.games.rounds import is_late
+from engine.games.settings import DrawMinimum
+from engine.games.state import (
+    Decision,
+    GameState,
+    Note,
+    PlayerRound,
+    Received,
+    RoundState,
+    changed,
+)
+from engine.tiles import JOKER
+
+NO_RULE = DrawMinimum(1, 0, 0)
+"""Groups are drawn without the vowel/consonant rule: every letter is drawn (rule 1)."""
+
+
+class _Ignore(Exception):
+    """Raised inside the handlers: the event is kept as ignored for this reason."""
+
+    def __init__(self, code: str, message: str, round_number: int | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.round = round_number
+
+
+def evolve(state: GameState, recorded: Recorded) -> GameState:
+    """The state after one recorded event (never raises on the event's content)."""
+    event = recorded.event
+    handler = _HANDLERS.get(type(event))
+    if handler is None or (state.created is None and not isinstance(event, GameCreated)):
+        return duplicate_evolve.evolve(state, recorded)
+    counted = changed(state, events=state.events + 1, last_seq=recorded.seq)
+    try:
+        return handler(counted, event, recorded)
+    except _Ignore as why:
+        number = why.round if why.round is not None else getattr(event, "round", None)
+        note = Note(recorded.seq, recorded.event_id, type(event).__name__, why.code,
+                    why.message, number)  # fmt: skip
+        return changed(counted, notes=(*counted.notes, note))
+
+
+def _remember(state: GameState, recorded: Recorded, type_name: str) -> GameState:
+    if not recorded.event_id:
+        return state
+    return changed(state, game_events={**state.game_events, recorded.event_id: type_name})
+
+
+def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
+    if state.created is not None:
+        raise _Ignore("game_exists", "the game was already created; a game has one GameCreated")
+    context = state.resolve(event)
+    notes = state.notes
+    for problem in context.settings.problems:
+        notes = (*notes, Note(recorded.seq, recorded.event_id, "GameCreated", "bad_setting",
+                              f"{problem}; the default stands", None, ignored=False))  # fmt: skip
+    full = Bag.full(context.ruleset)
+    letters = full.take(JOKER * full.count(JOKER))
+    after = changed(state, created=event, context=context, bag=letters, notes=notes)
+    return _remember(after, recorded, "GameCreated")
+
+
+def _open(state: GameState) -> None:
+    if state.ended is not None:
+        raise _Ignore("game_ended", f"the game has ended ({state.ended})")
+
+
+def _plan(state: GameState) -> draws.DrawPlan:
+    context = state.context
+    assert context is not None
+    size = context.settings.draw_size
+    plan = draws.plan_draw("", state.bag, size, NO_RULE, context.ruleset.vowels)
+    if not isinstance(plan, draws.DrawPlan):
+        raise _Ignore(plan.code, plan.message)
+    return plan
+
+
+def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
+    _open(state)
+    expected = len(state.rounds) + 1
+    if event.round != expected:
+        raise _Ignore("wrong_round", f"the next group to draw is round {expected}'s")
+    current = state.current
+    if current is not None and not current.closed:
+        raise _Ignore(
+            "round_not_closed", f"round {current.number} is not closed: close it before drawing"
+        )
+    if state.over is not None:
+        raise _Ignore("game_over", state.over)
+    context = state.context
+    assert context is not None
+    plan = _plan(state)
+    problems = draws.check_manual_draw(
+        plan, "", state.bag, event.drawn, event.rejected, context.ruleset.vowels
+    )
+    if problems:
+        raise _Ignore(problems[0].code, "; ".join(p.message for p in problems))
+    new_round = RoundState(
+        number=event.round,
+        board=state.board,
+        leftover="",
+        bag_before=state.bag,
+        plan=plan,
+        drawn=event.drawn,
+        rejected=event.rejected,
+        deadline=event.deadline,
+        draw_event_id=recorded.event_id,
+    )
+    return changed(state, rounds=(*state.rounds, new_round), bag=state.bag.take(event.drawn))
+
+
+def _open_round(state: GameState, number: int, player_id: str) -> RoundState:
+    _open(state)
+    found = state.round(number)
+    if found is None:
+        raise _Ignore("round_not_drawn", f"round {number} has not been drawn")
+    if found.closed:
+        raise _Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
+    if player_id not in state.players:
+        raise _Ignore("unknown_player", f"{player_id} has not joined this game")
+    return found
+
+
+def _with_round(state: GameState, rnd: RoundState) -> GameState:
+    rounds = list(state.rounds)
+    rounds[rnd.number - 1] = rnd
+    return changed(state, rounds=tuple(rounds))
+
+
+def _with_player(state: GameState, rnd: RoundState, player: PlayerRound) -> GameState:
+    rnd = changed(rnd, players={**rnd.players, player.player_id: player})
+    return _with_round(state, settle(state, rnd, player.player_id))
+
+
+def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round, event.player_id)
+    if event.part > 2 or (event.part == 2 and not rnd.last):
+        raise _Ignore(
+            "part_not_allowed",
+            f"part {event.part}: one submission a round; in the last round two, part 1 with"
+            " the stock's two letters and part 2 with the group (rule 8)",
+        )
+    player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
+    entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
+                     recorded.received_at, recorded.source)  # fmt: skip
+    return _with_player(state, rnd, changed(player, received=(*player.received, entry)))
+
+
+def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round, event.player_id)
+    player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
+    if player.replacement is not None:
+        raise _Ignore(
+            "replacement_declared",
+            f"{event.player_id} already declared {player.replacement.text!r} in round"
+            f" {event.round}: a recorded replacement can never be changed (rule 9)",
+        )
+    late = is_late(recorded.received_at, rnd.deadline)
+    code, message, group, stock, joker_for = read_replacement(
+        event.text, rnd.drawn, sheet_of(state, event.player_id).stock, late
+    )
+    if code is not None:
+        message += f": counts as no replacement, the group stays {rnd.drawn} (rule 10)"
+    replacing = Replacing(recorded.event_id, recorded.seq, event.text, recorded.received_at,
+                          recorded.source, code, message, group, stock, joker_for)  # fmt: skip
+    return _with_player(state, rnd, changed(player, replacement=replacing))
+
+
+def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
+    player = rnd.players.get(player_id)
+    if player is None or not any(r.part == part for r in player.received):
+        raise _Ignore(
+            f"nothing_to_{what}",
+            f"{player_id} has no submission (part {part}) in round {rnd.number} to {what}",
+        )
+
+
+def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState:
+    rnd = changed(rnd, decisions=(*rnd.decisions, decision))
+    return _with_round(state, settle(state, rnd, decision.player_id or ""))
+
+
+def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round, event.player_id)
+    _submitted(rnd, event.player_id, event.part, "annul")
+    decision = Decision(recorded.event_id, recorded.seq, "SubmissionAnnulled", event.round,
+                        event.player_id, event.part, event.reason)  # fmt: skip
+    return _decided(state, rnd, decision)
+
+
+def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
+    rnd = _open_round(state, event.round, event.player_id)
+    _submitted(rnd, event.player_id, event.part, "correct")
+    player = rnd.players[event.player_id]
+    entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
+                     recorded.received_at, recorded.source, correction=True,
+                     reason=event.reason)  # fmt: skip
+    player = changed(player, received=(*player.received, entry))
+    rnd = changed(rnd, players={**rnd.players, event.player_id: player})
+    decision = Decision(recorded.event_id, recorded.seq, "SubmissionCorrected", event.round,
+                        event.player_id, event.part, event.reason)  # fmt: skip
+    return _decided(state, rnd, decision)
+
+
+def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
+    raise _Ignore("no_top", "every player plays their own board: an anticipation round has no top")
+
+
+def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameState:
+    _open(state)
+    rnd = state.round(event.round)
+    if rnd is None:
+        raise _Ignore("round_not_drawn", f"round {event.round} has not been drawn")
+    if rnd.closed:
+        raise _Ignore("round_closed", f"round {event.round} is already closed")
+    sheets = {p: closed_sheet(sheet_of(state, p), rnd, rnd.players.get(p)) for p in state.players}
+    over = state.over
+    if not state.bag:
+        over = f"all {rnd.number} groups have been played"
+    after = changed(_with_round(state, changed(rnd, closed=True)), sheets=sheets, over=over)
+    return _remember(after, recorded, "RoundClosed")
+
+
+def _known_event(state: GameState, event_id: str) -> str | None:
+    if event_id in state.game_events:
+        return state.game_events[event_id]
+    for rnd in state.rounds:
+        if rnd.draw_event_id == event_id:
+            return "RackDrawn"
+        for player in rnd.players.values():
+            if player.replacement is not None and player.replacement.event_id == event_id:
+                return "ReplacementDeclared"
+            if any(r.event_id == event_id for r in player.received):
+                return "SubmissionReceived"
+    return None
+
+
+def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
+    _open(state)
+    for rnd in state.rounds:
+        for i, decision in enumerate(rnd.decisions):
+            if decision.event_id != event.event_id:
+                continue
+            if rnd.closed:
+                raise _Ignore(
+                    "round_closed",
+                    f"round {rnd.number} is closed: its decisions can no longer be revoked",
+                    rnd.number,
+                )
+            if not decision.standing:
+                raise _Ignore("already_revoked", f"{event.event_id} was already revoked",
+                              rnd.number)  # fmt: skip
+            decisions = list(rnd.decisions)
+            decisions[i] = changed(decision, revoked_by=recorded.event_id or "revoked")
+            rnd = changed(rnd, decisions=tuple(decisions))
+            if decision.player_id is not None:
+                rnd = settle(state, rnd, decision.player_id)
+            return _remember(_with_round(state, rnd), recorded, "DecisionRevoked")
+    known = _known_event(state, event.event_id)
+    if known is not None:
+        raise _Ignore(
+            "not_a_decision",
+            f"{event.event_id} is a {known}, not a decision ({', '.join(DECISIONS)})"
+            + (": a recorded replacement can never be changed (rule 9)"
+               if known == "ReplacementDeclared" else ""),
+        )  # fmt: skip
+    raise _Ignore("unknown_event", f"no decision {event.event_id} in this game")
+
+
+_HANDLERS = {
+    GameCreated: _created,
+    RackDrawn: _drawn,
+    SubmissionReceived: _received,
+    ReplacementDeclared: _declared,
+    SubmissionAnnulled: _annulled,
+    SubmissionCorrected: _corrected,
+    DecisionRevoked: _revoked,
+    TopChosen: _top_chosen,
+    RoundClosed: _closed,
+}
+"""Anticipation's own handlers; every other event is folded by the duplicate's fold."""

@@ -1,0 +1,57 @@
+"""`arbitru game replace`: record an anticipation player's replacement (`-A+B`, `-C+Do`)
+exactly as written on the slip. It is recorded whatever it says: one that cannot be applied
+counts as no replacement (the round is judged against the group drawn), and a recorded
+replacement is never changed, so a second one for the same player and round is refused."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from engine.games import commands as cmd
+from ledger.database import DEFAULT_URL
+from pipelines.game_common import (
+    ActorOption,
+    DbOption,
+    DryRunOption,
+    GameArg,
+    JsonOption,
+    PlayerOption,
+    RoundOption,
+    SourceOption,
+    actor_of,
+    current_round,
+    run,
+    time_option,
+)
+
+
+def replace_command(
+    game: GameArg,
+    player: PlayerOption,
+    text: Annotated[
+        str, typer.Option("--text", help='The replacement as written, e.g. "-B+Bo" or "-A+E".')
+    ],
+    received_at: Annotated[
+        str | None,
+        typer.Option("--received-at", help="When the slip arrived (ISO 8601; default: now)."),
+    ] = None,
+    source: SourceOption = None,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Anticipation: record a player's letter replacement for the round, as written."""
+    number = current_round(db, game, round_number)
+    command = cmd.DeclareReplacement(
+        round=number,
+        player_id=player,
+        text=text,
+        received_at=time_option(received_at, "--received-at"),
+        source=source,
+        actor=actor_of(actor),
+    )
+    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
