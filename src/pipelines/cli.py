@@ -27,6 +27,7 @@ from pipelines.game_cli import game_app
 from pipelines.ledger_cli import db_app, ledger_app
 from pipelines.lexicon_cli import lexicon_app
 from pipelines.proofs_cli import register as register_proof_commands
+from pipelines.season_cli import register as register_season_commands
 from pipelines.tournament_cli import register as register_tournament_commands
 
 app = typer.Typer(
@@ -41,6 +42,7 @@ app.add_typer(ledger_app, name="ledger")
 app.add_typer(db_app, name="db")
 app.add_typer(lexicon_app, name="lexicon")
 register_proof_commands(app, ledger_app)
+register_season_commands(app)
 register_tournament_commands(app)
 
 
