@@ -15,7 +15,9 @@ from typing import Annotated
 import typer
 
 from engine.echo import echo
+from pipelines.demo import demo_command
 from pipelines.engine_cli import engine_app
+from pipelines.export_cli import register as register_export_command
 from pipelines.exits import (
     ExitCode,
     OutputNotWritten,
@@ -44,6 +46,8 @@ app.add_typer(lexicon_app, name="lexicon")
 register_proof_commands(app, ledger_app)
 register_season_commands(app)
 register_tournament_commands(app)
+register_export_command(app)
+app.command("demo")(demo_command)
 
 
 def _show_version(wanted: bool) -> None:

@@ -173,13 +173,13 @@ def show_season(
     ranked: tuple[SeasonStanding, ...],
     points: PointsTable,
 ) -> None:
-    """The season's standings: points per tournament (place in brackets) and the sum."""
+    """The season's standings: points per tournament (place in brackets) and the sum; each
+    tournament's column is headed by its town (its name when it has none)."""
     table = Table(title=f"Season {escape(season)}: ranking points ({escape(points.name)})")
     table.add_column("#", justify="right")
-    table.add_column("player")
-    table.add_column("name")
+    table.add_column("player", no_wrap=True)
     for t in tournaments:
-        table.add_column(escape(t.name), justify="right")
+        table.add_column(escape(t.place or t.name), justify="right")
     table.add_column("points", justify="right", style="bold")
     for s in ranked:
         by_tournament = {t: (place, n) for t, place, n in s.tournaments}
@@ -189,7 +189,7 @@ def show_season(
             else "-"
             for t in tournaments
         ]
-        table.add_row(str(s.rank), s.player_id, escape(s.name or ""), *cells, str(s.points))
+        table.add_row(str(s.rank), escape(s.name or s.player_id), *cells, str(s.points))
     out.print(table)
 
 
