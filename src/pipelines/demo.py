@@ -3,8 +3,9 @@
 In a new folder (`./arbitru-demo-N`, or `--dir`, which must be new or empty) it creates a
 SQLite ledger, imports the sample season shipped with Arbitru (`pipelines/data/
 sample-season.jsonl`, made by `arbitru simulate`) as a restore (every hash must come out the
-same), verifies the hash chain, replays every game, prints the season's standings, draws the
-final board of the season's last game as SVG, and ends by saying where everything is and
+same), verifies the hash chain, recomputes the read models (`pipelines.recompute`), prints the
+season's standings from them, writes the Parquet export (`pipelines.parquet_export`), draws
+the final board of the season's last game as SVG, and ends by saying where everything is and
 which commands to try next. Nothing outside the folder is written, except the word list's
 cache under ARBITRU_HOME, built on first use.
 """
@@ -27,6 +28,8 @@ from pipelines.game_common import fail, store
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
 from pipelines.game_views import err, out, write_svg
+from pipelines.parquet_export import export_parquet
+from pipelines.recompute import Selection, plan, recompute
 from pipelines.tournament_cli import show_season
 from pipelines.tournaments import (
     PointsTable,
@@ -79,8 +82,9 @@ def demo_command(
 ) -> None:
     """Show Arbitru at work on a simulated season, in a new folder.
 
-    Creates a SQLite ledger, imports and verifies the sample season, replays every game,
-    prints the season standings and draws a final board; then lists the next commands to try."""
+    Creates a SQLite ledger, imports and verifies the sample season, recomputes the read
+    models, prints the season standings, writes the Parquet export and draws a final board;
+    then lists the next commands to try."""
     started = time.monotonic()
     target = demo_folder(folder, Path.cwd()).absolute()
     try:
@@ -105,16 +109,23 @@ def demo_command(
         if not verified.ok:
             problem = verified.problem.describe() if verified.problem else "unknown"
             fail(f"the imported ledger does not verify: {problem}")
-        with _step("replaying every game (the first run also builds the word list's cache)"):
-            tournaments = read_tournaments(opened)
-            season = seasons(tournaments)[-1]
-            replayed = results(opened, [t for t in tournaments if t.season == season])
+        with _step("recomputing: every game replayed into the read models"):
+            summary = recompute(opened, plan(opened, Selection()))
+        if summary.problems:
+            game_id, problem = summary.problems[0]
+            fail(f"game {game_id} of the sample season cannot be judged: {problem}")
+        tournaments = read_tournaments(opened)
+        season = seasons(tournaments)[-1]
+        replayed = results(opened, [t for t in tournaments if t.season == season], recomputed=True)
+        table = PointsTable.load()
+        export = target / "export"
+        with _step("writing the Parquet export"):
+            export_parquet(opened, export, points=table)
         svg = target / "final-board.svg"
         last_game = _draw_final_board(opened, replayed, svg)
-    table = PointsTable.load()
     out.print()
     show_season(season, [r.tournament for r in replayed], season_standings(replayed, table), table)
-    _next_steps(target, db, verified.last_seq, verified.last_hash, svg, last_game, replayed)
+    _next_steps(target, db, verified.last_seq, verified.last_hash, export, svg, last_game, replayed)
     out.print(f"\n(the demo took {time.monotonic() - started:.1f} s)")
 
 
@@ -137,6 +148,7 @@ def _next_steps(
     db: str,
     seq: int,
     head: str,
+    export: Path,
     svg: Path,
     game_id: str,
     replayed: tuple[TournamentResult, ...],
@@ -150,6 +162,13 @@ def _next_steps(
         ("arbitru ledger verify", "check the hash chain again"),
         ("arbitru season standings --points FILE", "another ranking-points table"),
     )
+    standings = export / "standings" / "**" / "*.parquet"
+    sql = (
+        f"SELECT name, sum(ranking_points) AS points FROM read_parquet('{standings}', "
+        "hive_partitioning=true) WHERE level = 'tournament' GROUP BY name "
+        "ORDER BY points DESC LIMIT 5"
+    )
+    duckdb = f'python -c "import duckdb; duckdb.sql(\\"{sql}\\").show()"'
     width = max(len(command) for command, _ in tries) + 2
     lines = "\n".join(f"  {escape(c).ljust(width)}[dim]# {why}[/]" for c, why in tries)
     out.print(
@@ -157,10 +176,15 @@ def _next_steps(
 [bold]Where everything is[/]
   ledger (SQLite)  {escape(str(target / "ledger.db"))}
                    head seq {seq}, hash {head}
+  read models      the read_* tables of the same database (`arbitru recompute`)
+  Parquet export   {escape(str(export))}  (MANIFEST.json lists every file)
   final board      {escape(str(svg))}
 
 [bold]Try next[/], with the ledger named once for all:
   export ARBITRU_DB={escape(db)}
-{lines}""",
+{lines}
+
+The season standings again, from the Parquet export, in DuckDB (pip install duckdb):
+  {escape(duckdb)}""",
         soft_wrap=True,
     )

@@ -3,8 +3,9 @@
     read_tournaments(store) -> tuple[Tournament, ...]
         Every tournament folded from its stream (`TournamentCreated`, `PlayerRegistered`,
         `GameAdded`), in the order they were created.
-    results(store, tournaments) -> tuple[TournamentResult, ...]
-        Each tournament with its standings, every game replayed from the ledger.
+    results(store, tournaments, recomputed=False) -> tuple[TournamentResult, ...]
+        Each tournament with its standings, every game replayed from the ledger (or, with
+        `recomputed`, read from the read models `arbitru recompute` wrote).
     tournament_standings(tournament, games) -> tuple[TournamentStanding, ...]
         A tournament's players ranked by the sum of their game totals (ties share the place);
         `games` maps each game id to its game standings (`engine.games.projections.standings`).
@@ -45,6 +46,7 @@ from engine.games.projections import Standing, standings
 from ledger import EventStore
 from ledger.database import read_transaction
 from ledger.schema import events as events_table
+from pipelines import readmodels as rm
 from pipelines.game_service import load_game
 
 POINTS_FILE = "ranking_points.toml"
@@ -273,9 +275,36 @@ def game_standings(store: EventStore, game_ids: Iterable[str]) -> dict[str, tupl
     }
 
 
-def results(store: EventStore, tournaments: Iterable[Tournament]) -> tuple[TournamentResult, ...]:
-    """Each tournament with its standings, its games replayed from the ledger."""
+def recomputed_standings(
+    store: EventStore, game_ids: Iterable[str]
+) -> dict[str, tuple[Standing, ...]]:
+    """The standings of these games as the last `arbitru recompute` wrote them (read model
+    `read_game_standings`); a game it has not computed has none."""
+    wanted = list(game_ids)
+    table = rm.game_standings
+    query = (
+        sa.select(table.c.game_id, table.c.rank, table.c.player_id, table.c.name,
+                  table.c.total, table.c.solos, table.c.pct_of_top)
+        .where(table.c.game_id.in_(wanted))
+        .order_by(table.c.game_id, table.c.rank, table.c.player_id)
+    )  # fmt: skip
+    found: dict[str, list[Standing]] = {game_id: [] for game_id in wanted}
+    with read_transaction(store.engine) as connection:
+        for row in connection.execute(query):
+            found[row.game_id].append(
+                Standing(
+                    row.rank, row.player_id, row.name, row.total, row.solos, row.pct_of_top, ()
+                )
+            )
+    return {game_id: tuple(rows) for game_id, rows in found.items()}
+
+
+def results(
+    store: EventStore, tournaments: Iterable[Tournament], *, recomputed: bool = False
+) -> tuple[TournamentResult, ...]:
+    """Each tournament with its standings: its games replayed from the ledger, or with
+    `recomputed` read from the read models (fast; as fresh as the last recompute)."""
+    source = recomputed_standings if recomputed else game_standings
     return tuple(
-        TournamentResult(t, tournament_standings(t, game_standings(store, t.games)))
-        for t in tournaments
+        TournamentResult(t, tournament_standings(t, source(store, t.games))) for t in tournaments
     )
