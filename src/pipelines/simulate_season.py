@@ -14,7 +14,8 @@ variant that joins the engine joins the sample season with no change here. Playe
 id across tournaments, so that season standings add up; their habits (skill, slips, late
 slips, second thoughts, unreadable writing) make the notation realistic, and some rounds get
 an arbiter's incident (an annulment, one revoked on appeal, a penalty, a correction, a late
-slip, a change of mind). Everything is drawn from one `random.Random(seed)`: the same seed
+slip, a change of mind); one game in three draws its racks from a committed seed (revealed
+at the end), the others by hand from the bag. Everything is drawn from one `random.Random(seed)`: the same seed
 records the same events (payloads and meta; event ids, `recorded_at` and hashes are new).
 """
 
@@ -108,7 +109,6 @@ def plan_season(
                 days=day, hours=9 + 2 * slot + slot // 2
             )
             variant = variants[game_index % len(variants)]
-            game_index += 1
             scenario = Scenario(
                 game_id=f"{short}-p{g + 1}",
                 players=len(roster),
@@ -117,12 +117,13 @@ def plan_season(
                 tournament_id=tournament_id,
                 variant=variant,
                 roster=roster,
-                draw="seeded" if rng.random() < 0.3 else "manual",
+                draw="seeded" if game_index % 3 == 0 else "manual",
                 start=start,
                 arbiter=ARBITER,
-                incidents=_incidents(rng),
+                incidents=_incidents(rng, game_index),
             )
             planned_games.append(PlannedGame(scenario))
+            game_index += 1
         planned.append(
             PlannedTournament(
                 tournament_id, name, place, starts_on, starts_on + timedelta(days=days - 1),
@@ -137,10 +138,13 @@ def _months(count: int) -> list[int]:
     return [2 + (9 * i) // max(1, count) for i in range(count)]
 
 
-def _incidents(rng: random.Random) -> dict[int, tuple[str, ...]]:
-    """A few arbiter's incidents in the early rounds of a game (every game has some)."""
-    rounds = rng.sample(range(2, 12), rng.randint(2, 4))
-    return {n: (rng.choice(INCIDENTS),) for n in sorted(rounds)}
+def _incidents(rng: random.Random, game_index: int) -> dict[int, tuple[str, ...]]:
+    """A few arbiter's incidents in the early rounds of a game: two taken in turn from
+    `INCIDENTS` (so that three games hold every kind), and up to two more at random."""
+    kinds = [INCIDENTS[(2 * game_index + i) % len(INCIDENTS)] for i in range(2)]
+    kinds += [rng.choice(INCIDENTS) for _ in range(rng.randint(0, 2))]
+    rounds = rng.sample(range(2, 12), len(kinds))
+    return {n: (kind,) for n, kind in sorted(zip(rounds, kinds, strict=True))}
 
 
 def _tournament_events(plan: SeasonPlan, tournament: PlannedTournament) -> list[NewEvent]:

@@ -170,5 +170,5 @@ def test_season_standings_table_shows_each_tournament_and_the_points(game_ledger
     result = runner.invoke(app, ["season", "standings", "--db", game_ledger])
     assert result.exit_code == 0, result.output
     assert "Season 2026" in result.stdout
-    assert "Cupa Bucureștiului" in result.stdout
+    assert "București" in result.stdout  # each tournament's column, headed by its town
     assert "1000 (1)" in result.stdout
