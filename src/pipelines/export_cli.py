@@ -72,6 +72,7 @@ def _summary(written: Export) -> dict[str, object]:
         "tables": {name: info["rows"] for name, info in manifest["tables"].items()},
         "files": manifest["files"],
         "checkpoint": manifest["checkpoint"],
+        "rows_from": "read models" if written.from_read_models else "replay",
     }
 
 
@@ -82,6 +83,13 @@ def _show(written: Export) -> None:
     for f in written.files:
         view.add_row(f.path, str(f.rows), str(f.bytes))
     console.print(view)
+    if not written.from_read_models:
+        console.print(
+            "the read models are not up to date with the ledger, so every game was replayed; "
+            "`arbitru recompute` first makes the next export faster",
+            soft_wrap=True,
+            highlight=False,
+        )
     console.print(
         f"wrote {written.out} (MANIFEST.json lists every file's SHA-256; head hash "
         f"{written.head.hash[:16]}...)\n"

@@ -1,36 +1,35 @@
 """`arbitru export`: a ledger's seasons as Parquet tables, reproducible to the byte.
 
-    export_parquet(store, out, overwrite=False) -> Export
+    export_parquet(store, out, overwrite=False, points=None) -> Export
         Writes `player_rounds`, `rounds`, `standings` and `events` under `out`, each
         partitioned by season in the hive style (`rounds/season=2026/part-0.parquet`), and
         MANIFEST.json; returns what was written.
 
 The export is taken at one ledger head (`seq`, `hash`), read first: every event after it is
 left out, so that the tables, the manifest and each file's metadata describe the same ledger.
-The rows come from the games folded from their events (`pipelines.season_rows`, the source the
-read models share) and the tournaments from their streams (`pipelines.tournaments`).
+Game rows come from the read models when they are fresh, else from the games replayed
+(`pipelines.export_rows`: the same rows either way); tournament standings are summed from the
+game standings (`pipelines.tournaments`), with the share of the tournament's tops and the
+federation's ranking points for the place.
 
-The same ledger gives the same bytes: rows in a fixed order (seasons by name, games by
-tournament then id, rounds and players as the game lists them, events by `seq`), fixed writer
-options, fixed row groups, and nothing of the run itself (no time, no host, no path) in any
-file. A different pyarrow may encode differently, so MANIFEST.json names the writer.
+The same ledger gives the same bytes: rows in a fixed order (seasons by name, then rows by
+tournament, game, round and player), fixed writer options and row groups
+(`pipelines.parquet_files`), and nothing of the run itself (no time, no host, no path, not
+even whether the read models were used) in any file. Another pyarrow version may encode
+differently, so MANIFEST.json names the writer.
 
 Files are published whole or not at all (`pipelines.export_dir`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
-from urllib.parse import quote
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import sqlalchemy as sa
 
 from ledger import EventStore, Head
@@ -40,27 +39,20 @@ from ledger.schema import events as events_table
 from ledger.signing import Checkpoint
 from pipelines import parquet_schemas as schemas
 from pipelines.export_dir import MARKER, export_target, staged
-from pipelines.game_service import fold
-from pipelines.season_rows import GameRows, game_rows
+from pipelines.export_rows import GameFacts, Snapshot, season_rows, snapshot
+from pipelines.parquet_files import (
+    FORMAT,
+    ROW_GROUP_ROWS,
+    WRITER_OPTIONS,
+    ExportedFile,
+    file_metadata,
+    write_events,
+    write_table,
+)
+from pipelines.season_rows import COLUMNS, StandingRow
 from pipelines.tournaments import PointsTable, Tournament, fold_tournament, tournament_standings
 
-WRITER_OPTIONS = MappingProxyType(
-    {
-        "version": "2.6",
-        "compression": "zstd",
-        "compression_level": 3,
-        "use_dictionary": True,
-        "write_statistics": True,
-        "data_page_size": 1 << 20,
-        "store_schema": True,
-    }
-)
-"""How every file is written: fixed, so that the same rows give the same bytes."""
-
-ROW_GROUP_ROWS = 1 << 17
-"""Rows per row group (the events table is written in chunks of this size)."""
-
-FORMAT = "arbitru-parquet-export"
+_NO_FACTS = GameFacts(None, None, None, None, None)
 
 
 class ExportError(Exception):
@@ -68,37 +60,18 @@ class ExportError(Exception):
 
 
 @dataclass(frozen=True)
-class ExportedFile:
-    """One Parquet file of the export, as MANIFEST.json lists it."""
-
-    path: str
-    table: str
-    season: str | None
-    rows: int
-    bytes: int
-    sha256: str
-
-
-@dataclass(frozen=True)
 class Export:
-    """What an export wrote: where, at which ledger head, its files and its manifest."""
+    """What an export wrote: where, at which ledger head, its files and its manifest, and
+    whether the game rows were read from fresh read models (else replayed)."""
 
     out: Path
     head: Head
     files: tuple[ExportedFile, ...]
     manifest: dict[str, Any]
+    from_read_models: bool
 
     def rows(self, table: str) -> int:
         return sum(f.rows for f in self.files if f.table == table)
-
-
-@dataclass(frozen=True)
-class _Game:
-    """A game stream and where it belongs: its tournament and that tournament's season."""
-
-    game_id: str
-    tournament_id: str | None
-    season: str | None
 
 
 def export_parquet(
@@ -109,48 +82,70 @@ def export_parquet(
     `ExportError` for an empty ledger, `Interrupted` for a signal; nothing is left behind.
     `points` converts tournament places into ranking points (the shipped table by default)."""
     target = export_target(out, overwrite=overwrite)
-    head = store.head()
-    if head.seq == 0:
+    shot = snapshot(store)
+    if shot.head.seq == 0:
         raise ExportError(
             "the ledger is empty: there is nothing to export; import events first "
             "(`arbitru ledger import FILE`)"
         )
     with staged(out, target) as folder:
-        files, manifest = _write(store, head, folder, points or PointsTable.load())
-    return Export(target, head, files, manifest)
+        files, manifest = _write(store, shot, folder, points or PointsTable.load())
+    return Export(target, shot.head, files, manifest, shot.fresh)
 
 
 def _write(
-    store: EventStore, head: Head, folder: Path, points: PointsTable
+    store: EventStore, shot: Snapshot, folder: Path, points: PointsTable
 ) -> tuple[tuple[ExportedFile, ...], dict[str, Any]]:
-    every = _streams(store, head)
-    tournaments = _tournaments(store, head, [s for s in every if s.startswith("tournament/")])
-    games = _games(store, head, [s for s in every if s.startswith("game/")], tournaments)
-    seasons_of = {f"game/{g.game_id}": g.season for g in games}
+    every = _streams(store, shot.head)
+    tournaments = [
+        fold_tournament(
+            (e.type, e.schema, e.payload) for e in store.read_stream(s, up_to_seq=shot.head.seq)
+        )
+        for s in every
+        if s.startswith("tournament/")
+    ]
+    seasons_of = {g.stream: g.season for g in shot.games}
     seasons_of.update({f"tournament/{t.tournament_id}": t.season for t in tournaments})
     named = sorted({season for season in seasons_of.values() if season is not None})
     unseasoned = any(seasons_of.get(stream) is None for stream in every)
     seasons: list[str | None] = [*named, *([None] if unseasoned else [])]
-    meta = _file_metadata(head)
+    meta = file_metadata(shot.head)
     files: list[ExportedFile] = []
-    contexts: dict[str, dict[str, Any]] = {}
+    standings: dict[str | None, list[tuple]] = {}
+    counts: dict[str, dict[str, int]] = {
+        g.game_id: {"player_rounds": 0, "rounds": 0} for g in shot.games
+    }
+    tops: dict[str, int] = {}
     for season in seasons:
-        rows = [_rows(store, head, game, contexts) for game in games if game.season == season]
-        in_season = [t for t in tournaments if t.season == season]
-        tables = {
-            "player_rounds": _table(
-                schemas.PLAYER_ROUNDS, [r for g in rows for r in g.player_rounds]
-            ),
-            "rounds": _table(schemas.ROUNDS, [r for g in rows for r in g.rounds]),
-            "standings": pa.Table.from_pylist(
-                _standings(rows, in_season, points), schema=schemas.STANDINGS
-            ),
-        }
-        for name, table in tables.items():
-            files.append(_write_table(folder, name, season, [table], meta))
-    files += _write_events(store, head, folder, seasons_of, seasons, meta)
+        rows = season_rows(store, shot, season)
+        for name in ("player_rounds", "rounds"):
+            files.append(write_table(folder, name, season, [_table(name, rows[name])], meta))
+            for game_id in _column(name, rows[name], "game_id"):
+                counts[game_id][name] += 1
+        for game_id, top in zip(
+            _column("rounds", rows["rounds"], "game_id"),
+            _column("rounds", rows["rounds"], "top_score"),
+            strict=True,
+        ):
+            tops[game_id] = tops.get(game_id, 0) + (top or 0)
+        standings[season] = rows["standings"]
+    by_game: dict[str, list[StandingRow]] = {}
+    for found in standings.values():
+        for row in found:
+            standing = StandingRow(*row)
+            by_game.setdefault(standing.game_id, []).append(standing)
+    for season in seasons:
+        places = _game_places(standings[season]) + [
+            place
+            for t in sorted(tournaments, key=lambda t: t.tournament_id)
+            if t.season == season
+            for place in _tournament_places(t, by_game, tops, points)
+        ]
+        table = pa.Table.from_pylist(places, schema=schemas.STANDINGS)
+        files.append(write_table(folder, "standings", season, [table], meta))
+    files += write_events(store, shot.head, folder, seasons_of, seasons, meta)
     files.sort(key=lambda f: (list(schemas.TABLES).index(f.table), f.path))
-    manifest = _manifest(store, head, files, games, tournaments, contexts, points)
+    manifest = _manifest(store, shot, files, tournaments, counts, points)
     text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     (folder / MARKER).write_text(text, encoding="utf-8")
     return tuple(files), manifest
@@ -168,214 +163,54 @@ def _streams(store: EventStore, head: Head) -> list[str]:
         return [row.stream for row in connection.execute(query)]
 
 
-def _tournaments(store: EventStore, head: Head, streams: Sequence[str]) -> list[Tournament]:
-    """Every tournament as recorded up to the head, by id."""
-    return [
-        fold_tournament(
-            (e.type, e.schema, e.payload) for e in store.read_stream(s, up_to_seq=head.seq)
-        )
-        for s in streams
-    ]
+def _column(table: str, rows: Sequence[tuple], column: str) -> list[Any]:
+    at = [c[0] for c in COLUMNS[table]].index(column)
+    return [row[at] for row in rows]
 
 
-def _games(
-    store: EventStore, head: Head, streams: Sequence[str], tournaments: Sequence[Tournament]
-) -> list[_Game]:
-    """Every game stream, with the tournament its GameCreated names (or that added it) and
-    that tournament's season; ordered by tournament, then id."""
-    query = sa.select(events_table.c.stream, events_table.c.payload).where(
-        events_table.c.seq <= head.seq, events_table.c.type == "GameCreated"
-    )
-    with read_transaction(store.engine) as connection:
-        named = {row.stream: row.payload.get("tournament_id") for row in connection.execute(query)}
-    added = {g: t.tournament_id for t in tournaments for g in t.games}
-    season = {t.tournament_id: t.season for t in tournaments}
-    games = []
-    for stream in streams:
-        game_id = stream.split("/", 1)[1]
-        tournament = named.get(stream) or added.get(game_id)
-        tournament = tournament if isinstance(tournament, str) else None
-        games.append(_Game(game_id, tournament, season.get(tournament) if tournament else None))
-    games.sort(key=lambda g: (g.tournament_id or "", g.game_id))
-    return games
-
-
-def _rows(
-    store: EventStore, head: Head, game: _Game, contexts: dict[str, dict[str, Any]]
-) -> GameRows:
-    """A game's rows, folded from its events up to the head; what it was judged with is
-    noted in `contexts` for the manifest."""
-    _history, state = fold(store.read_stream(f"game/{game.game_id}", up_to_seq=head.seq))
-    if state.context is not None and state.created is not None:
-        context = state.context
-        contexts[game.game_id] = {
-            "variant": state.created.variant,
-            "ruleset": context.ruleset.name,
-            "ruleset_sha256": context.ruleset.sha256,
-            "dictionary": context.dictionary.name,
-            "dictionary_sha256": context.dictionary.sha256,
-        }
-    return game_rows(state, game.season, game.tournament_id)
-
-
-def _table(schema: pa.Schema, rows: Sequence[Any]) -> pa.Table:
-    """Row objects (whose attributes are the schema's columns) as a table of that schema."""
-    arrays = [pa.array([getattr(r, f.name) for r in rows], type=f.type) for f in schema]
+def _table(table: str, rows: Sequence[tuple]) -> pa.Table:
+    """Rows as tuples in `season_rows.COLUMNS` order as a table of the declared schema (the
+    season, the partition, left out)."""
+    schema = schemas.TABLES[table]
+    arrays = [pa.array(_column(table, rows, f.name), type=f.type) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _standings(
-    rows: Sequence[GameRows], tournaments: Sequence[Tournament], table: PointsTable
-) -> list[dict]:
-    """Game standings as the games give them, then each tournament's, with the share of the
-    tops of its games and the federation's ranking points for the place."""
-    out: list[dict[str, Any]] = []
-    for game in rows:
-        for s in game.standings:
-            out.append({**asdict(s), "level": "game", "games": 1, "ranking_points": None})
-    by_game = {g.standings[0].game_id: g for g in rows if g.standings}
-    for tournament in tournaments:
-        played = [by_game[g] for g in tournament.games if g in by_game]
-        tops = sum(r.top_score or 0 for g in played for r in g.rounds)
-        rounds = {}
-        for g in played:
-            for s in g.standings:
-                rounds[s.player_id] = rounds.get(s.player_id, 0) + s.rounds
-        places = tournament_standings(
-            tournament, {g.standings[0].game_id: g.standings for g in played}
-        )
-        for p in places:
-            out.append(
-                {
-                    "level": "tournament", "tournament_id": tournament.tournament_id,
-                    "game_id": None, "variant": None, "rank": p.rank,
-                    "player_id": p.player_id, "name": p.name, "total": p.total,
-                    "pct_of_top": round(100 * p.total / tops, 2) if tops else None,
-                    "solos": p.solos, "rounds": rounds.get(p.player_id, 0), "games": p.games,
-                    "ranking_points": table.points_for(p.rank) if p.games else None,
-                }
-            )  # fmt: skip
-    return out
+def _game_places(rows: Sequence[tuple]) -> list[dict[str, Any]]:
+    names = [c[0] for c in COLUMNS["standings"]]
+    return [
+        {**dict(zip(names, row, strict=True)), "level": "game", "games": 1, "ranking_points": None}
+        for row in rows
+    ]
 
 
-def _partition(season: str | None) -> str:
-    value = schemas.NULL_PARTITION if season is None else quote(season, safe="")
-    return f"{schemas.PARTITION_COLUMN}={value}"
-
-
-def _file_metadata(head: Head) -> dict[bytes, bytes]:
-    """What every file says of the export it belongs to (its own table and season added)."""
-    partitioning = {f.name: str(f.type) for f in schemas.PARTITIONING}
-    return {
-        b"arbitru.format": FORMAT.encode(),
-        b"arbitru.schema_version": str(schemas.SCHEMA_VERSION).encode(),
-        b"arbitru.ledger_seq": str(head.seq).encode(),
-        b"arbitru.ledger_hash": head.hash.encode(),
-        b"arbitru.partitioning": json.dumps(partitioning, sort_keys=True).encode(),
-    }
-
-
-@dataclass
-class _Part:
-    """One file being written, a chunk at a time."""
-
-    relative: str
-    path: Path
-    writer: pq.ParquetWriter
-    rows: int = 0
-
-
-def _open(folder: Path, table: str, season: str | None, meta: dict[bytes, bytes]) -> _Part:
-    relative = f"{table}/{_partition(season)}/part-0.parquet"
-    path = folder / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    own = {**meta, b"arbitru.table": table.encode(), b"arbitru.season": (season or "").encode()}
-    schema = schemas.TABLES[table].with_metadata(own)
-    return _Part(relative, path, pq.ParquetWriter(path, schema, **WRITER_OPTIONS))
-
-
-def _close(part: _Part, table: str, season: str | None) -> ExportedFile:
-    part.writer.close()
-    digest = hashlib.sha256()
-    with part.path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    size = part.path.stat().st_size
-    return ExportedFile(part.relative, table, season, part.rows, size, digest.hexdigest())
-
-
-def _write_table(
-    folder: Path, table: str, season: str | None, chunks: Iterable[pa.Table], meta: dict
-) -> ExportedFile:
-    part = _open(folder, table, season, meta)
-    for chunk in chunks:
-        part.writer.write_table(chunk, row_group_size=ROW_GROUP_ROWS)
-        part.rows += chunk.num_rows
-    return _close(part, table, season)
-
-
-_EVENT_COLUMNS = [f.name for f in schemas.EVENTS]
-
-
-def _event_chunk(rows: list[tuple[Any, ...]]) -> pa.Table:
-    """Stored rows (`EventStore.iter_rows`) as a chunk of the events table."""
-    columns = list(zip(*rows, strict=True)) if rows else [()] * 11
-    seq, event_id, stream, version, type_, schema, payload, meta, recorded, prev, hash_ = columns
-    recorded_text = pa.array(recorded, type=pa.string())
-    arrays = {
-        "seq": pa.array(seq, type=pa.int64()),
-        "event_id": pa.array([str(e) for e in event_id], type=pa.string()),
-        "stream": pa.array(stream, type=pa.string()),
-        "version": pa.array(version, type=pa.int32()),
-        "type": pa.array(type_, type=pa.string()),
-        "schema": pa.array(schema, type=pa.int32()),
-        "payload": pa.array(payload, type=pa.binary()).cast(pa.string()),
-        "meta": pa.array(meta, type=pa.binary()).cast(pa.string()),
-        "recorded_at": recorded_text.cast(schemas.EVENTS.field("recorded_at").type),
-        "recorded_at_text": recorded_text,
-        "prev_hash": pa.array(prev, type=pa.string()),
-        "hash": pa.array(hash_, type=pa.string()),
-    }
-    return pa.Table.from_arrays([arrays[c] for c in _EVENT_COLUMNS], schema=schemas.EVENTS)
-
-
-def _write_events(
-    store: EventStore,
-    head: Head,
-    folder: Path,
-    streams: dict[str, str | None],
-    seasons: Sequence[str | None],
-    meta: dict[bytes, bytes],
-) -> list[ExportedFile]:
-    """The ledger up to the head, in `seq` order, each event in its stream's season (a
-    stream of no season, in the null one), read and written a chunk at a time."""
-    parts = {season: _open(folder, "events", season, meta) for season in seasons}
-    buffers: dict[str | None, list[tuple[Any, ...]]] = {season: [] for season in seasons}
-
-    def flush(season: str | None) -> None:
-        part, buffer = parts[season], buffers[season]
-        part.writer.write_table(_event_chunk(buffer), row_group_size=ROW_GROUP_ROWS)
-        part.rows += len(buffer)
-        buffer.clear()
-
-    for row in _up_to(store.iter_rows(), head):
-        season = streams.get(row[2])
-        buffers[season].append(row)
-        if len(buffers[season]) == ROW_GROUP_ROWS:
-            flush(season)
-    files = []
-    for season in seasons:
-        if buffers[season]:
-            flush(season)
-        files.append(_close(parts[season], "events", season))
-    return files
-
-
-def _up_to(rows: Iterator[tuple[Any, ...]], head: Head) -> Iterator[tuple[Any, ...]]:
-    for row in rows:
-        if row[0] > head.seq:
-            return
-        yield row
+def _tournament_places(
+    tournament: Tournament,
+    by_game: dict[str, list[StandingRow]],
+    tops: dict[str, int],
+    points: PointsTable,
+) -> list[dict[str, Any]]:
+    """A tournament's standings: game totals summed (`pipelines.tournaments`), the share of
+    the sum of its games' tops, the rounds played, the ranking points of the place."""
+    played = [g for g in tournament.games if g in by_game]
+    top_total = sum(tops.get(g, 0) for g in played)
+    rounds: dict[str, int] = {}
+    for game_id in played:
+        for s in by_game[game_id]:
+            rounds[s.player_id] = rounds.get(s.player_id, 0) + s.rounds
+    places = tournament_standings(tournament, {g: by_game[g] for g in played})
+    ordered = sorted(places, key=lambda p: (p.rank, p.player_id))
+    return [
+        {
+            "level": "tournament", "tournament_id": tournament.tournament_id, "game_id": None,
+            "variant": None, "rank": p.rank, "player_id": p.player_id, "name": p.name,
+            "total": p.total,
+            "pct_of_top": round(100 * p.total / top_total, 2) if top_total else None,
+            "solos": p.solos, "rounds": rounds.get(p.player_id, 0), "games": p.games,
+            "ranking_points": points.points_for(p.rank) if p.games else None,
+        }
+        for p in ordered
+    ]  # fmt: skip
 
 
 def _checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
@@ -386,17 +221,18 @@ def _checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
 
 def _manifest(
     store: EventStore,
-    head: Head,
+    shot: Snapshot,
     files: Sequence[ExportedFile],
-    games: Sequence[_Game],
     tournaments: Sequence[Tournament],
-    contexts: dict[str, dict[str, Any]],
+    counts: dict[str, dict[str, int]],
     points: PointsTable,
 ) -> dict[str, Any]:
     """MANIFEST.json: what the export holds and the ledger it was taken from."""
+    head = shot.head
     checkpoint = _checkpoint(store, head)
-    rulesets = {(c["ruleset"], c["ruleset_sha256"]) for c in contexts.values()}
-    dictionaries = {(c["dictionary"], c["dictionary_sha256"]) for c in contexts.values()}
+    facts = [shot.facts[g.game_id] for g in shot.games if g.game_id in shot.facts]
+    rulesets = {(f.ruleset, f.ruleset_sha256) for f in facts if f.ruleset_sha256}
+    dictionaries = {(f.dictionary, f.dictionary_sha256) for f in facts if f.dictionary_sha256}
     return {
         "format": FORMAT,
         "schema_version": schemas.SCHEMA_VERSION,
@@ -420,8 +256,8 @@ def _manifest(
             for name, schema in schemas.TABLES.items()
         },
         "files": [asdict(f) for f in files],
-        "rulesets": [{"name": n, "sha256": h} for n, h in sorted(rulesets)],
-        "dictionaries": [{"name": n, "sha256": h} for n, h in sorted(dictionaries)],
+        "rulesets": [{"name": n, "sha256": h} for n, h in sorted(rulesets, key=str)],
+        "dictionaries": [{"name": n, "sha256": h} for n, h in sorted(dictionaries, key=str)],
         "tournaments": [
             {
                 "tournament_id": t.tournament_id,
@@ -436,10 +272,12 @@ def _manifest(
                 "game_id": g.game_id,
                 "tournament_id": g.tournament_id,
                 "season": g.season,
-                "judged": g.game_id in contexts,
-                **contexts.get(g.game_id, {}),
+                "last_seq": g.last_seq,
+                "events": g.events,
+                **asdict(shot.facts.get(g.game_id, _NO_FACTS)),
+                **counts[g.game_id],
             }
-            for g in games
+            for g in sorted(shot.games, key=lambda g: (g.tournament_id or "", g.game_id))
         ],
         "ranking_points": {
             "name": points.name,

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from ledger import verify_rows
+from ledger import EventStore, NewEvent, verify_rows
 from pipelines import parquet_schemas as schemas
 from pipelines.cli import app
 from pipelines.season_rows import COLUMNS
@@ -250,3 +250,33 @@ def test_empty_ledger_is_refused(sqlite_url: str, tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "the ledger is empty" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_export_from_fresh_read_models_is_the_replayed_export(
+    _arbitru_home: Path, sqlite_url: str, exported: tuple[Path, dict], tmp_path: Path
+) -> None:
+    """The rows read from the read models after `arbitru recompute` are the rows a replay
+    gives, to the byte; a ledger that grew since the recompute is replayed again."""
+    _import(sqlite_url)
+    _cli("recompute", "--db", sqlite_url, "--json")
+    report = _cli("export", "--out", str(tmp_path / "models"), "--db", sqlite_url, "--json")
+    assert report["rows_from"] == "read models"
+    assert exported[1]["rows_from"] == "replay"
+    assert _files(tmp_path / "models") == _files(exported[0])
+    with EventStore(sqlite_url) as store:
+        store.append(
+            f"tournament/{TOURNAMENT}",
+            [NewEvent("PlayerRegistered", {"player_id": "p15", "name": "Ion Stan"})],
+        )
+    registered = _cli("export", "--out", str(tmp_path / "registered"), "--db", sqlite_url, "--json")
+    assert registered["rows_from"] == "read models"
+    places = _dataset(tmp_path / "registered", "standings").to_pylist()
+    assert [(p["player_id"], p["total"], p["games"], p["ranking_points"]) for p in places][-1] == (
+        "p15", 0, 0, None,
+    )  # fmt: skip
+    with EventStore(sqlite_url) as store:
+        penalty = {"player_id": "p01", "points": 5, "reason": "late slip", "round": 3}
+        store.append(f"game/{GAME}", [NewEvent("PenaltyGiven", penalty)])
+    grown = _cli("export", "--out", str(tmp_path / "grown"), "--db", sqlite_url, "--json")
+    assert grown["rows_from"] == "replay"
+    assert grown["ledger"]["seq"] == EVENTS + 2

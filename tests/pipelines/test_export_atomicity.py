@@ -95,7 +95,7 @@ def test_overwrite_works_where_directories_cannot_be_exchanged(
 
 
 def _fail_after_first_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    written = parquet_export._write_table
+    written = parquet_export.write_table
     calls = []
 
     def failing(*args, **kwargs):
@@ -104,7 +104,7 @@ def _fail_after_first_file(monkeypatch: pytest.MonkeyPatch) -> None:
             raise OSError(28, "No space left on device")
         return written(*args, **kwargs)
 
-    monkeypatch.setattr(parquet_export, "_write_table", failing)
+    monkeypatch.setattr(parquet_export, "write_table", failing)
 
 
 def test_failure_midway_leaves_no_half_export(
@@ -137,7 +137,7 @@ def test_interrupt_midway_leaves_no_half_export(
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(parquet_export, "_write_events", interrupted)
+    monkeypatch.setattr(parquet_export, "write_events", interrupted)
     result = _export(ledger, tmp_path / "out")
     assert result.exit_code == 130
     assert "nothing was written" in result.stderr
