@@ -12,8 +12,9 @@
         jobs), then written in ONE transaction: the games' old rows deleted, the new inserted,
         `read_games` and the ledger head read up to recorded. A run killed at any point leaves
         the previous read models as they were.
-    rebuild(store)
-        The read-model tables dropped and created again by their migration (0005).
+    recompute(..., rebuild=True)
+        The same, after dropping the read-model tables and creating them again by their
+        migration (0005), in the same transaction.
 
 Games are read up to the ledger head taken when the plan was made, so that the rows, the
 per-game `last_seq` and the recorded head describe the same snapshot of the ledger.
@@ -143,8 +144,11 @@ def _sources(connection: sa.Connection, head: Head) -> list[GameSource]:
     return found
 
 
-def plan(store: EventStore, selection: Selection, *, follow: bool = False) -> Plan:
-    """The games a run replays (see the module docstring)."""
+def plan(
+    store: EventStore, selection: Selection, *, follow: bool = False, everything: bool = False
+) -> Plan:
+    """The games a run replays (see the module docstring); `everything`: all selected games,
+    whether or not they changed (a rebuild)."""
     head = store.head()
     with store.engine.connect() as connection, connection.begin():
         sources = [s for s in _sources(connection, head) if selection.covers(s)]
@@ -156,6 +160,8 @@ def plan(store: EventStore, selection: Selection, *, follow: bool = False) -> Pl
             )
         }  # fmt: skip
     changed = [s for s in sources if done.get(s.game_id) != (s.last_seq, s.season, s.tournament_id)]
+    if everything:
+        return Plan(head, tuple(sources), tuple(sources))
     if not changed:
         return Plan(head, tuple(sources), ())
     return Plan(head, tuple(sources), tuple(changed if follow else sources))
@@ -166,7 +172,7 @@ _worker_store: EventStore | None = None
 
 def _open_worker(url: str) -> None:
     global _worker_store
-    _worker_store = EventStore(url, upgrade=False, read_only=True)
+    _worker_store = EventStore(url, upgrade=False)
 
 
 def _replay(source: GameSource, up_to_seq: int) -> GameResult:
@@ -244,16 +250,20 @@ def recompute(
     *,
     workers: int | None = None,
     on_game: Callable[[GameSource], None] = lambda _source: None,
+    rebuild: bool = False,
 ) -> Summary:
-    """Replay the plan's games and replace their rows, all in one transaction (see above).
-    A plan with nothing to do writes nothing."""
-    if not plan.todo:
+    """Replay the plan's games and replace their rows, all in one transaction (see above);
+    with `rebuild`, the same transaction first drops the read-model tables and creates them
+    again. A plan with nothing to do writes nothing (unless it rebuilds)."""
+    if not plan.todo and not rebuild:
         return Summary(plan.head, 0, 0, dict.fromkeys(TABLES, 0), ())
     results = []
     for result in _replay_all(store.url, plan.todo, plan.head.seq, workers_for(plan, workers)):
         results.append(result)
         on_game(result.source)
     with write_transaction(store.engine, RECOMPUTE_LOCK_KEY) as connection:
+        if rebuild:
+            _recreate(connection)
         counts, problems = _write(connection, results)
         values = {
             "seq": plan.head.seq,
@@ -277,9 +287,8 @@ def recorded_head(store: EventStore) -> Head | None:
     return Head(row.seq, row.hash) if row is not None else None
 
 
-def rebuild(store: EventStore) -> None:
+def _recreate(connection: sa.Connection) -> None:
     """Drop the read-model tables and create them again, empty, by their migration."""
-    with write_transaction(store.engine, RECOMPUTE_LOCK_KEY) as connection:
-        config = migrations_config(connection)
-        command.downgrade(config, "0004")
-        command.upgrade(config, "head")
+    config = migrations_config(connection)
+    command.downgrade(config, "0004")
+    command.upgrade(config, "head")

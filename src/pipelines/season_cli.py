@@ -27,7 +27,6 @@ from pipelines.recompute import (
     Selection,
     Summary,
     plan,
-    rebuild,
     recompute,
     recorded_head,
 )
@@ -111,14 +110,14 @@ def recompute_command(
     with reported():
         EventStore(db, upgrade=False).close()
         with EventStore(db) as store:
-            if rebuild_all:
-                rebuild(store)
             before = recorded_head(store)
-            work = plan(store, selection, follow=follow)
+            work = plan(store, selection, follow=follow, everything=rebuild_all)
             if game is not None and not work.selected:
                 fail(f"no game {selection.game} in this ledger: check the id and --db")
             with _progress(console, work, shows_progress(console, as_json)) as advance:
-                summary = recompute(store, work, workers=workers, on_game=advance)
+                summary = recompute(
+                    store, work, workers=workers, on_game=advance, rebuild=rebuild_all
+                )
     _report(summary, before, as_json)
     if summary.problems:
         raise typer.Exit(1)
