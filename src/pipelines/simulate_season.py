@@ -15,8 +15,9 @@ id across tournaments, so that season standings add up; their habits (skill, sli
 slips, second thoughts, unreadable writing) make the notation realistic, and some rounds get
 an arbiter's incident (an annulment, one revoked on appeal, a penalty, a correction, a late
 slip, a change of mind); one game in three draws its racks from a committed seed (revealed
-at the end), the others by hand from the bag. Everything is drawn from one `random.Random(seed)`: the same seed
-records the same events (payloads and meta; event ids, `recorded_at` and hashes are new).
+at the end), the others by hand from the bag. Everything is drawn from one
+`random.Random(seed)`: the same seed records the same events (payloads and meta, up to the
+event ids a revocation names; event ids, `recorded_at` and hashes are new).
 """
 
 from __future__ import annotations
