@@ -109,7 +109,10 @@ def demo_command(
         if not verified.ok:
             problem = verified.problem.describe() if verified.problem else "unknown"
             fail(f"the imported ledger does not verify: {problem}")
-        with _step("recomputing: every game replayed into the read models"):
+        with _step(
+            "recomputing: every game replayed into the read models (the first run on this "
+            "machine also builds the word list's cache, about 10 s)"
+        ):
             summary = recompute(opened, plan(opened, Selection()))
         if summary.problems:
             game_id, problem = summary.problems[0]
