@@ -156,14 +156,19 @@ def _season_json(s: SeasonStanding) -> dict[str, Any]:
 
 
 def show_tournament(t: Tournament, ranked: tuple[TournamentStanding, ...]) -> None:
-    table = Table(title=f"{escape(t.name)} ({t.tournament_id}, season {t.season}): "
-                  f"{len(t.games)} game(s)")  # fmt: skip
-    for name, justify in (("#", "right"), ("player", "left"), ("name", "left"),
-                          ("total", "right"), ("games", "right"), ("solos", "right")):  # fmt: skip
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    """A tournament's standings: place, player, total over its games, games played, solos."""
+    title = (
+        f"{escape(t.name)} ({t.tournament_id}, season {escape(t.season)}): {len(t.games)} game(s)"
+    )
+    table = Table(title=title)
+    table.add_column("#", justify="right")
+    table.add_column("player")
+    table.add_column("name")
+    for column in ("total", "games", "solos"):
+        table.add_column(column, justify="right")
     for s in ranked:
-        table.add_row(str(s.rank), s.player_id, escape(s.name or ""), str(s.total),
-                      str(s.games), str(s.solos))  # fmt: skip
+        cells = (s.rank, s.player_id, escape(s.name or ""), s.total, s.games, s.solos)
+        table.add_row(*(str(cell) for cell in cells))
     out.print(table)
 
 
