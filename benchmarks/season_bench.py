@@ -64,29 +64,33 @@ def _copy(game: list[dict], game_id: str) -> list[NewEvent]:
 
 
 def build(url: str, events: int) -> int:
-    """A ledger of at least `events` events (kept when it already has as many); its size."""
+    """A ledger of at least `events` events (kept when it already has them; a build that was
+    interrupted goes on from the games already stored); its size."""
     tournament, game = _template()
     games = -(-(events - len(tournament)) // len(game))
     total = len(tournament) + games * len(game)
     with EventStore(url) as store:
         if store.head().seq == total:
             return total
-        if store.head().seq:
-            raise SystemExit(f"{url} holds another ledger: remove it and run again")
-        start = time.perf_counter()
-        with store.writer() as writer:
-            writer.append(
-                tournament[0]["stream"],
-                [NewEvent(e["type"], e["payload"], e["meta"]) for e in tournament],
+        with store.engine.connect() as connection:
+            stored = set(
+                connection.execute(sa.text("SELECT DISTINCT stream FROM events")).scalars()
             )
-        for first in range(0, games, 50):
+        start = time.perf_counter()
+        if tournament[0]["stream"] not in stored:
             with store.writer() as writer:
-                for n in range(first, min(first + 50, games)):
+                writer.append(
+                    tournament[0]["stream"],
+                    [NewEvent(e["type"], e["payload"], e["meta"]) for e in tournament],
+                )
+        todo = [n for n in range(games) if f"game/bench-{n:05d}" not in stored]
+        for first in range(0, len(todo), 50):
+            with store.writer() as writer:
+                for n in todo[first : first + 50]:
                     writer.append(f"game/bench-{n:05d}", _copy(game, f"bench-{n:05d}"))
-            print(f"\r  building: {min(first + 50, games)}/{games} games", end="", flush=True)
-        print(
-            f"\r  built {total:,} events ({games:,} games) in {time.perf_counter() - start:.0f} s"
-        )
+            print(f"\r  building: {first + 50}/{len(todo)} games", end="", flush=True)
+        took = time.perf_counter() - start
+        print(f"\r  built {total:,} events ({games:,} games) in {took:.0f} s")
     return total
 
 
