@@ -144,4 +144,6 @@ def _report(summary: Summary, before, as_json: bool) -> None:
     out.print(table)
     out.print(f"Read models at seq {summary.head.seq} ({summary.head.hash[:16]}...).")
     for game_id, problem in summary.problems:
-        Console(stderr=True).print(f"game {game_id} has no rows: {problem}", markup=False)
+        Console(stderr=True, soft_wrap=True).print(
+            f"game {game_id} has no rows: {problem}", markup=False
+        )

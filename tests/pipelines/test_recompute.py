@@ -5,6 +5,7 @@ and worker processes give the rows one process gives (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -16,6 +17,8 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import EventStore, NewEvent
@@ -35,7 +38,7 @@ def _cli(*args: str, code: int = 0) -> Any:
     return json.loads(result.stdout) if "--json" in args and code == 0 else result
 
 
-def _copy_of_game(game_id: str) -> str:
+def _copy_of_game(game_id: str, dictionary_sha256: str | None = None) -> str:
     """The fixture's game as another game of the same tournament, its last round still open
     (so that a penalty counts): every event id renamed (references to them too), versions
     and chain left to the import."""
@@ -56,6 +59,8 @@ def _copy_of_game(game_id: str) -> str:
         }
         if event["type"] == "GameCreated":
             payload["game_id"] = game_id
+            if dictionary_sha256 is not None:
+                payload["dictionary"] = {**payload["dictionary"], "sha256": dictionary_sha256}
         lines.append(
             json.dumps(
                 {
@@ -248,3 +253,44 @@ def test_a_mistyped_ledger_path_creates_nothing(tmp_path: Path) -> None:
     result = _cli("recompute", "--db", f"sqlite:///{missing}", code=2)
     assert "no Arbitru ledger" in result.stderr
     assert not missing.exists()
+
+
+def test_a_game_that_cannot_be_judged_is_named_and_the_others_are_recomputed(
+    season: str, tmp_path: Path
+) -> None:
+    unknown = tmp_path / "unknown-list.jsonl"
+    unknown.write_text(_copy_of_game("cb26-p3", "ab" * 32), encoding="utf-8")
+    _cli("ledger", "import", str(unknown), "--db", season, "--json")
+    result = _cli("recompute", "--db", season, code=1)
+    assert "game cb26-p3 has no rows" in result.stderr
+    assert "arbitru lexicon add" in result.stderr
+    games = {r.game_id: r.problem for r in _rows(season)["read_games"]}
+    assert games[GAME] is None and games[OTHER] is None and "ab" * 32 in games["cb26-p3"]
+    assert {r.game_id for r in _rows(season)["read_game_standings"]} == {GAME, OTHER}
+
+
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(cuts=st.lists(st.integers(min_value=20, max_value=411), min_size=1, max_size=3))
+def test_following_the_ledger_slice_by_slice_equals_a_rebuild(
+    default_home: Path, tmp_path_factory: pytest.TempPathFactory, cuts: list[int]
+) -> None:
+    """Replay equals incremental state: the read models after `--follow` runs between imports
+    of successive slices of the sample file are those a rebuild from the whole ledger gives."""
+    lines = FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
+    url = f"sqlite:///{tmp_path_factory.mktemp('slices') / 'ledger.db'}"
+    folder = tmp_path_factory.mktemp("slice-files")
+    bounds = [0, *sorted(set(cuts)), len(lines)]
+    for n, (start, end) in enumerate(itertools.pairwise(bounds)):
+        part = folder / f"part-{n}.jsonl"
+        part.write_text("".join(lines[start:end]), encoding="utf-8")
+        _cli("ledger", "import", str(part), "--db", url, "--json")
+        _cli("recompute", "--db", url, "--follow", "--json")
+    followed = _rows(url)
+    _cli("recompute", "--db", url, "--rebuild", "--json")
+    rebuilt = _rows(url)
+    assert {k: v for k, v in followed.items() if k != "read_models"} == {
+        k: v for k, v in rebuilt.items() if k != "read_models"
+    }
+    assert followed["read_models"][0].seq == rebuilt["read_models"][0].seq == len(lines)
