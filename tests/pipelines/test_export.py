@@ -14,10 +14,13 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from ledger import EventStore, NewEvent, verify_rows
+from pipelines import export_rows, parquet_export
 from pipelines import parquet_schemas as schemas
+from pipelines import readmodels as rm
 from pipelines.cli import app
 from pipelines.season_rows import COLUMNS
 
@@ -280,3 +283,28 @@ def test_export_from_fresh_read_models_is_the_replayed_export(
     grown = _cli("export", "--out", str(tmp_path / "grown"), "--db", sqlite_url, "--json")
     assert grown["rows_from"] == "replay"
     assert grown["ledger"]["seq"] == EVENTS + 2
+
+
+def test_recompute_committing_during_an_export_does_not_mix_heads(
+    _arbitru_home: Path,
+    sqlite_url: str,
+    exported: tuple[Path, dict],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read models rewritten after the export's snapshot (here: a score changed and the
+    recompute state moved on) are not read: the season is replayed, the export unchanged."""
+    _import(sqlite_url)
+    _cli("recompute", "--db", sqlite_url, "--json")
+    taken = export_rows.snapshot
+
+    def then_recomputed(store: EventStore) -> export_rows.Snapshot:
+        shot = taken(store)
+        with EventStore(sqlite_url) as writable, writable.engine.begin() as connection:
+            connection.execute(sa.update(rm.player_rounds).values(score=999))
+            connection.execute(sa.update(rm.state).values(recomputed_at="later"))
+        return shot
+
+    monkeypatch.setattr(parquet_export, "snapshot", then_recomputed)
+    _cli("export", "--out", str(tmp_path / "out"), "--db", sqlite_url)
+    assert _files(tmp_path / "out") == _files(exported[0])
