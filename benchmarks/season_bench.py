@@ -14,7 +14,9 @@ It times `recompute --rebuild` through the same functions the command calls (eve
 replayed in W worker processes, the read models dropped, created and filled in one
 transaction), and then a second run with nothing new. It prints events/s and player-rounds/s
 (target: at least 20,000 events/s on this 2-core machine), and events per CPU-second, which
-other processes sharing the machine disturb much less than the wall-clock rate.
+other processes sharing the machine disturb much less than the wall-clock rate. On SQLite it
+then times the Parquet export of the same season against pyarrow writing the same rows
+without Arbitru (`export_bench.py`; target: at most 1.5 times as long).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
+import export_bench  # benchmarks/export_bench.py: the Parquet export against raw pyarrow
 import psycopg
 import sqlalchemy as sa
 
@@ -174,6 +177,7 @@ def main() -> None:
         url = f"sqlite:///{folder / f'season-{args.events}.db'}"
         build(url, args.events)
         _report("SQLite", bench(url, args.workers))
+        export_bench.report(export_bench.export_figures(url))
     if not args.no_pg:
         url = _pg_bench_url(args.pg_url)
         if url is not None:

@@ -44,8 +44,9 @@ def export_command(
 ) -> None:
     """Write every season as Parquet tables (player_rounds, rounds, standings, events).
 
-    Partitioned by season (hive style) with a MANIFEST.json of every file's rows and SHA-256
-    and the ledger head it was taken at. The same ledger gives the same bytes."""
+    Partitioned by season (hive style), with a MANIFEST.json of every file's SHA-256.
+
+    The same ledger gives the same bytes; the folder is written whole or not at all."""
     try:
         table = PointsTable.load(points)
     except TournamentError as exc:
