@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from engine.games.projections import standings
 from engine.games.replay import initial_state
 from ledger.envelope import RecordedEvent
+from pipelines import game_service
 from pipelines.game_service import fold, resolve_context
 from pipelines.season_rows import COLUMNS, TABLES, GameRows, game_rows
 
@@ -91,3 +93,13 @@ def test_columns_follow_the_row_classes() -> None:
         assert [c[0] for c in COLUMNS[name]] == list(row_class.__dataclass_fields__)
     assert ("pct_of_top", float, True) in COLUMNS["player_rounds"]
     assert ("valid", bool, False) in COLUMNS["player_rounds"]
+
+
+def test_folding_many_games_in_one_process_keeps_a_bounded_number_of_contexts(rows) -> None:
+    """A recompute folds thousands of games per process: their judgement caches must not all
+    stay in memory."""
+    _, state = rows
+    created = state.created
+    for n in range(game_service.CONTEXTS_KEPT + 5):
+        resolve_context(replace(created, game_id=f"copy-{n}"))
+    assert len(game_service._contexts) == game_service.CONTEXTS_KEPT
