@@ -91,7 +91,9 @@ def build(url: str, events: int) -> int:
             with store.writer() as writer:
                 for n in todo[first : first + 50]:
                     writer.append(f"game/bench-{n:05d}", _copy(game, f"bench-{n:05d}"))
-            print(f"\r  building: {first + 50}/{len(todo)} games", end="", flush=True)
+            print(
+                f"\r  building: {min(first + 50, len(todo))}/{len(todo)} games", end="", flush=True
+            )
         took = time.perf_counter() - start
         print(f"\r  built {total:,} events ({games:,} games) in {took:.0f} s")
     return total
