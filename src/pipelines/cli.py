@@ -17,7 +17,6 @@ import typer
 from engine.echo import echo
 from pipelines.demo import demo_command
 from pipelines.engine_cli import engine_app
-from pipelines.export_cli import register as register_export_command
 from pipelines.exits import (
     ExitCode,
     OutputNotWritten,
@@ -25,6 +24,7 @@ from pipelines.exits import (
     guarded_output,
     tell,
 )
+from pipelines.export_cli import register as register_export_command
 from pipelines.game_cli import game_app
 from pipelines.ledger_cli import db_app, ledger_app
 from pipelines.lexicon_cli import lexicon_app
