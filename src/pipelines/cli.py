@@ -43,6 +43,14 @@ SUB_APPS: dict[str, tuple[str, str]] = {
     "db": ("pipelines.ledger_cli:db_app", "The ledger's database."),
     "lexicon": ("pipelines.lexicon_cli:lexicon_app", "Word lists."),
     "keys": ("pipelines.proofs_cli:keys_app", "The federation's signing keys."),
+    "tournament": (
+        "pipelines.tournament_cli:tournament_app",
+        "Tournaments: standings across their games.",
+    ),
+    "season": (
+        "pipelines.tournament_cli:season_app",
+        "Seasons: ranking points over their tournaments.",
+    ),
 }
 """Sub-app name: (`module:attribute` of its Typer app, the one-line help `arbitru --help`
 shows, which is the app's own help: a test keeps the two equal)."""
@@ -52,6 +60,22 @@ SUB_COMMANDS: dict[str, tuple[str, str]] = {
     "verify-proof": (
         "pipelines.proofs_cli:verify_proof_command",
         "Check an inclusion or consistency proof offline, with the federation's public key.",
+    ),
+    "recompute": (
+        "pipelines.season_cli:recompute_command",
+        "Replay games from the ledger into the read models (results, rounds, standings).",
+    ),
+    "export": (
+        "pipelines.export_cli:export_command",
+        "Write every season as Parquet tables (player_rounds, rounds, standings, events).",
+    ),
+    "simulate": (
+        "pipelines.tournament_cli:simulate_command",
+        "Write a simulated season as a ledger export (JSON Lines).",
+    ),
+    "demo": (
+        "pipelines.demo:demo_command",
+        "Show Arbitru at work on a simulated season, in a new folder.",
     ),
 }
 """Top-level commands loaded on first use, like SUB_APPS: (`module:function`, its help)."""

@@ -121,6 +121,9 @@ def _dictionary(sha256: str | None) -> Dictionary:
 
 
 _contexts: dict[tuple[str, ...], GameContext] = {}
+CONTEXTS_KEPT = 16
+"""How many games' contexts (with what they judged) a process keeps: a recompute folds
+thousands of games in one process, and keeping every game's judgements would fill memory."""
 
 
 def dictionary_ref(spec: str | None) -> DictionaryRef:
@@ -144,6 +147,8 @@ def resolve_context(created: GameCreated) -> GameContext:
         str(ref.sha256 if ref else None),
     )
     if key not in _contexts:
+        if len(_contexts) >= CONTEXTS_KEPT:
+            del _contexts[next(iter(_contexts))]
         _contexts[key] = _context(created)
     return _contexts[key]
 

@@ -61,6 +61,9 @@ class Scenario:
     seed: int
     title: str | None = None
     tournament_id: str | None = None
+    variant: str = "duplicate"
+    roster: tuple[SimulatedPlayer, ...] = ()
+    """The players (a season's, registered in a tournament); none: made from the seed."""
     draw: str = "manual"
     start: datetime = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
     think_time: timedelta = timedelta(minutes=3)
@@ -89,7 +92,7 @@ class _Game:
         self.store = store
         self.scenario = scenario
         self.rng = random.Random(scenario.seed)
-        self.players = make_players(scenario.players, self.rng)  # first: see `players_of`
+        self.players = scenario.roster or make_players(scenario.players, self.rng)
         self.secret = f"{scenario.game_id}-{scenario.seed}-{self.rng.getrandbits(64):016x}"
         self.happened: dict[str, list[int]] = {}
 
@@ -320,7 +323,7 @@ def _sequence_text(player: PlayerRound) -> str:
 
 def players_of(scenario: Scenario) -> tuple[SimulatedPlayer, ...]:
     """The players a scenario's game will have (to register them in a tournament first)."""
-    return make_players(scenario.players, random.Random(scenario.seed))
+    return scenario.roster or make_players(scenario.players, random.Random(scenario.seed))
 
 
 def play(store: EventStore, scenario: Scenario) -> Played:

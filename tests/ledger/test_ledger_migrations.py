@@ -18,7 +18,7 @@ def test_the_migration_scripts_are_found_without_a_working_directory() -> None:
     scripts = migrations_dir()
     assert (scripts / "env.py").is_file()
     assert (scripts / "script.py.mako").is_file()
-    assert head_revision() == "0004"
+    assert head_revision() == "0005"
 
 
 def test_first_use_creates_the_schema_with_its_triggers(db_url: str) -> None:
@@ -45,8 +45,8 @@ def test_first_use_creates_the_schema_with_its_triggers(db_url: str) -> None:
 def test_upgrading_twice_changes_nothing(db_url: str) -> None:
     engine = create_db_engine(db_url)
     try:
-        assert upgrade(engine) == (None, "0004")
-        assert upgrade(engine) == ("0004", "0004")
+        assert upgrade(engine) == (None, "0005")
+        assert upgrade(engine) == ("0005", "0005")
     finally:
         engine.dispose()
 

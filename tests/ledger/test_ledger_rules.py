@@ -194,7 +194,7 @@ def test_upgrading_a_0001_ledger_to_0002_keeps_its_events_and_adds_the_guard(
         with EventStore(db_url, upgrade=False) as store:
             store.append("game/g1", [game_created(), rack(1)])
             before = store.head()
-        assert upgrade(engine) == ("0001", "0004")
+        assert upgrade(engine) == ("0001", "0005")
         with EventStore(db_url) as store:
             assert store.head() == before
             assert verify_store(store).ok

@@ -1,0 +1,193 @@
+"""`arbitru demo`: the whole product on a sample season, in one command, on a fresh machine.
+
+In a new folder (`./arbitru-demo-N`, or `--dir`, which must be new or empty) it creates a
+SQLite ledger, imports the sample season shipped with Arbitru (`pipelines/data/
+sample-season.jsonl`, made by `arbitru simulate`) as a restore (every hash must come out the
+same), verifies the hash chain, recomputes the read models (`pipelines.recompute`), prints the
+season's standings from them, writes the Parquet export (`pipelines.parquet_export`), draws
+the final board of the season's last game as SVG, and ends by saying where everything is and
+which commands to try next. Nothing outside the folder is written, except the word list's
+cache under ARBITRU_HOME, built on first use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from engine.games.projections import position
+from ledger import EventStore, import_events, verify_store
+from pipelines.game_common import fail, store
+from pipelines.game_records import check_payload
+from pipelines.game_service import load_game
+from pipelines.game_views import err, out, write_svg
+from pipelines.parquet_export import export_parquet
+from pipelines.recompute import Selection, plan, recompute
+from pipelines.tournament_cli import show_season
+from pipelines.tournaments import (
+    PointsTable,
+    TournamentResult,
+    read_tournaments,
+    results,
+    season_standings,
+    seasons,
+)
+
+SAMPLE = "sample-season.jsonl"
+"""The sample season, in the `pipelines.data` package."""
+
+
+def demo_folder(given: Path | None, cwd: Path) -> Path:
+    """The folder to fill: `given` when it is new or an empty directory, else the first
+    `arbitru-demo-N` that does not exist in `cwd`."""
+    if given is not None:
+        if given.exists() and not given.is_dir():
+            fail(f"{given} exists and is not a directory: give a new folder with --dir")
+        if given.is_dir() and any(given.iterdir()):
+            fail(
+                f"{given} is not empty: the demo writes only into a new or empty folder "
+                "(give another --dir, or leave it out for ./arbitru-demo-N)"
+            )
+        return given
+    n = 1
+    while (cwd / f"arbitru-demo-{n}").exists():
+        n += 1
+    return cwd / f"arbitru-demo-{n}"
+
+
+@contextmanager
+def _step(what: str) -> Iterator[None]:
+    started = time.monotonic()
+    err.print(f"{what} ...", end=" ")
+    yield
+    err.print(f"done ({time.monotonic() - started:.1f} s)")
+
+
+def demo_command(
+    folder: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir",
+            help="The folder to create (or an empty one); default: ./arbitru-demo-N.",
+            file_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Show Arbitru at work on a simulated season, in a new folder.
+
+    Creates a SQLite ledger, imports and verifies the sample season, recomputes the read
+    models, prints the season standings, writes the Parquet export and draws a final board;
+    then lists the next commands to try."""
+    started = time.monotonic()
+    target = demo_folder(folder, Path.cwd()).absolute()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create {target}: {exc.strerror or exc}")
+    db = f"sqlite:///{target / 'ledger.db'}"
+    out.print(f"Arbitru demo in [bold]{escape(str(target))}[/]")
+    with store(db, create=True) as opened:
+        with _step("importing the sample season"):
+            sample = resources.files("pipelines.data").joinpath(SAMPLE)
+            with sample.open("rb") as lines:
+                report = import_events(
+                    opened, lines, require_same_hashes=True, payload_check=check_payload
+                )
+        if not report.ok:
+            first = report.errors[0]
+            fail(f"the shipped sample season does not import (line {first.line}: "
+                 f"{'; '.join(first.problems)}): the installation is damaged")  # fmt: skip
+        with _step(f"verifying the hash chain of {report.imported} events"):
+            verified = verify_store(opened)
+        if not verified.ok:
+            problem = verified.problem.describe() if verified.problem else "unknown"
+            fail(f"the imported ledger does not verify: {problem}")
+        with _step(
+            "recomputing: every game replayed into the read models (the first run on this "
+            "machine also builds the word list's cache, about 10 s)"
+        ):
+            summary = recompute(opened, plan(opened, Selection()))
+        if summary.problems:
+            game_id, problem = summary.problems[0]
+            fail(f"game {game_id} of the sample season cannot be judged: {problem}")
+        tournaments = read_tournaments(opened)
+        season = seasons(tournaments)[-1]
+        replayed = results(opened, [t for t in tournaments if t.season == season], recomputed=True)
+        table = PointsTable.load()
+        export = target / "export"
+        with _step("writing the Parquet export"):
+            export_parquet(opened, export, points=table)
+        svg = target / "final-board.svg"
+        last_game = _draw_final_board(opened, replayed, svg)
+    out.print()
+    show_season(season, [r.tournament for r in replayed], season_standings(replayed, table), table)
+    _next_steps(target, db, verified.last_seq, verified.last_hash, export, svg, last_game, replayed)
+    out.print(f"\n(the demo took {time.monotonic() - started:.1f} s)")
+
+
+def _draw_final_board(opened: EventStore, replayed: tuple[TournamentResult, ...], svg: Path) -> str:
+    """The board at the end of the season's last game, as SVG; that game's id."""
+    game_id = replayed[-1].tournament.games[-1]
+    state = load_game(opened, game_id).state
+    assert state.context is not None
+    spot = position(state)
+    title = f"{game_id}, final board" + (f" (round {spot.round})" if spot.round else "")
+    try:
+        write_svg(svg, spot, state.context.ruleset, title)
+    except OSError as exc:
+        fail(f"cannot write {svg}: {exc.strerror or exc}")
+    return game_id
+
+
+def _next_steps(
+    target: Path,
+    db: str,
+    seq: int,
+    head: str,
+    export: Path,
+    svg: Path,
+    game_id: str,
+    replayed: tuple[TournamentResult, ...],
+) -> None:
+    first = replayed[0].tournament
+    tries = (
+        (f"arbitru tournament standings {first.tournament_id}", "a tournament's standings"),
+        (f"arbitru game replay {game_id} --round 5", "the board after round 5"),
+        (f"arbitru game results {game_id} --round 5", "every score of round 5 explained"),
+        (f"arbitru game standings {game_id}", "a game's standings"),
+        ("arbitru ledger verify", "check the hash chain again"),
+        ("arbitru season standings --points FILE", "another ranking-points table"),
+    )
+    standings = export / "standings" / "**" / "*.parquet"
+    sql = (
+        f"SELECT name, sum(ranking_points) AS points FROM read_parquet('{standings}', "
+        "hive_partitioning=true) WHERE level = 'tournament' GROUP BY name "
+        "ORDER BY points DESC LIMIT 5"
+    )
+    duckdb = f'python -c "import duckdb; duckdb.sql(\\"{sql}\\").show()"'
+    width = max(len(command) for command, _ in tries) + 2
+    lines = "\n".join(f"  {escape(c).ljust(width)}[dim]# {why}[/]" for c, why in tries)
+    out.print(
+        f"""
+[bold]Where everything is[/]
+  ledger (SQLite)  {escape(str(target / "ledger.db"))}
+                   head seq {seq}, hash {head}
+  read models      the read_* tables of the same database (`arbitru recompute`)
+  Parquet export   {escape(str(export))}  (MANIFEST.json lists every file)
+  final board      {escape(str(svg))}
+
+[bold]Try next[/], with the ledger named once for all:
+  export ARBITRU_DB={escape(db)}
+{lines}
+
+The season standings again, from the Parquet export, in DuckDB (pip install duckdb):
+  {escape(duckdb)}""",
+        soft_wrap=True,
+    )

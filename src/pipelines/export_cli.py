@@ -1,0 +1,107 @@
+"""`arbitru export --out DIR`: the ledger's seasons as Parquet tables for statisticians.
+
+Thin: it opens the ledger read-only, calls `pipelines.parquet_export.export_parquet`, and
+reports what was written (a table of files, or `--json` with stable keys). Nothing is written
+to the ledger; DIR is published whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ledger import EventStore
+from ledger.database import DEFAULT_URL
+from pipelines.game_common import DbOption, JsonOption, fail, reported
+from pipelines.game_views import out as console
+from pipelines.output_file import Interrupted, OutputRefused
+from pipelines.parquet_export import Export, ExportError, export_parquet
+from pipelines.tournaments import PointsTable, TournamentError
+
+
+def export_command(
+    out: Annotated[
+        Path, typer.Option("--out", help="The folder to write: new, empty, or an earlier export.")
+    ],
+    db: DbOption = DEFAULT_URL,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace the earlier export in --out, whole."),
+    ] = False,
+    points: Annotated[
+        Path | None,
+        typer.Option(
+            "--points",
+            help="A TOML table of ranking points by place for the tournament standings "
+            "(default: the federation's table shipped with Arbitru).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write every season as Parquet tables (player_rounds, rounds, standings, events).
+
+    Partitioned by season (hive style), with a MANIFEST.json of every file's SHA-256.
+
+    The same ledger gives the same bytes; the folder is written whole or not at all."""
+    try:
+        table = PointsTable.load(points)
+    except TournamentError as exc:
+        fail(str(exc))
+    try:
+        with reported(), EventStore(db, read_only=True) as ledger:
+            written = export_parquet(ledger, out, overwrite=overwrite, points=table)
+    except (OutputRefused, ExportError) as exc:
+        fail(str(exc))
+    except Interrupted as exc:
+        fail(f"interrupted: nothing was written to {out}", exc.exit_code)
+    if as_json:
+        typer.echo(json.dumps(_summary(written), ensure_ascii=False, sort_keys=True))
+    else:
+        _show(written)
+
+
+def _summary(written: Export) -> dict[str, object]:
+    manifest = written.manifest
+    return {
+        "out": str(written.out),
+        "ledger": manifest["ledger"],
+        "schema_version": manifest["schema_version"],
+        "tables": {name: info["rows"] for name, info in manifest["tables"].items()},
+        "files": manifest["files"],
+        "checkpoint": manifest["checkpoint"],
+        "rows_from": "read models" if written.from_read_models else "replay",
+    }
+
+
+def _show(written: Export) -> None:
+    view = Table(title=f"Parquet export at ledger seq {written.head.seq}")
+    for column in ("file", "rows", "bytes"):
+        view.add_column(column, justify="left" if column == "file" else "right")
+    for f in written.files:
+        view.add_row(f.path, str(f.rows), str(f.bytes))
+    console.print(view)
+    if not written.from_read_models:
+        console.print(
+            "the read models are not up to date with the ledger, so every game was replayed; "
+            "`arbitru recompute` first makes the next export faster",
+            soft_wrap=True,
+            highlight=False,
+        )
+    console.print(
+        f"wrote {written.out} (MANIFEST.json lists every file's SHA-256; head hash "
+        f"{written.head.hash[:16]}...)\n"
+        f"open it in DuckDB: SELECT * FROM read_parquet('{written.out}/standings/**/*.parquet', "
+        "hive_partitioning=true, hive_types={'season': 'VARCHAR'})",
+        soft_wrap=True,
+        highlight=False,
+        markup=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add `arbitru export`."""
+    app.command("export")(export_command)

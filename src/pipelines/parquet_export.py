@@ -1,0 +1,287 @@
+"""`arbitru export`: a ledger's seasons as Parquet tables, reproducible to the byte.
+
+    export_parquet(store, out, overwrite=False, points=None) -> Export
+        Writes `player_rounds`, `rounds`, `standings` and `events` under `out`, each
+        partitioned by season in the hive style (`rounds/season=2026/part-0.parquet`), and
+        MANIFEST.json; returns what was written.
+
+The export is taken at one ledger head (`seq`, `hash`), read first: every event after it is
+left out, so that the tables, the manifest and each file's metadata describe the same ledger.
+Game rows come from the read models when they are fresh, else from the games replayed
+(`pipelines.export_rows`: the same rows either way); tournament standings are summed from the
+game standings (`pipelines.tournaments`), with the share of the tournament's tops and the
+federation's ranking points for the place.
+
+The same ledger gives the same bytes: rows in a fixed order (seasons by name, then rows by
+tournament, game, round and player), fixed writer options and row groups
+(`pipelines.parquet_files`), and nothing of the run itself (no time, no host, no path, not
+even whether the read models were used) in any file. Another pyarrow version may encode
+differently, so MANIFEST.json names the writer.
+
+Files are published whole or not at all (`pipelines.export_dir`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import sqlalchemy as sa
+
+from ledger import EventStore, Head
+from ledger.checkpoints import list_checkpoints
+from ledger.database import read_transaction
+from ledger.schema import events as events_table
+from ledger.signing import Checkpoint
+from pipelines import parquet_schemas as schemas
+from pipelines.export_dir import MARKER, export_target, staged
+from pipelines.export_rows import GameFacts, Snapshot, season_rows, snapshot
+from pipelines.parquet_files import (
+    FORMAT,
+    ROW_GROUP_ROWS,
+    WRITER_OPTIONS,
+    ExportedFile,
+    file_metadata,
+    write_events,
+    write_table,
+)
+from pipelines.season_rows import COLUMNS, StandingRow
+from pipelines.tournaments import PointsTable, Tournament, fold_tournament, tournament_standings
+
+_NO_FACTS = GameFacts(None, None, None, None, None)
+
+
+class ExportError(Exception):
+    """The export cannot be taken; nothing was written. The message says what to do."""
+
+
+@dataclass(frozen=True)
+class Export:
+    """What an export wrote: where, at which ledger head, its files and its manifest, and
+    whether the game rows were read from fresh read models (else replayed)."""
+
+    out: Path
+    head: Head
+    files: tuple[ExportedFile, ...]
+    manifest: dict[str, Any]
+    from_read_models: bool
+
+    def rows(self, table: str) -> int:
+        return sum(f.rows for f in self.files if f.table == table)
+
+
+def export_parquet(
+    store: EventStore, out: Path, *, overwrite: bool = False, points: PointsTable | None = None
+) -> Export:
+    """The ledger's seasons written as Parquet under `out` (see the module docstring).
+    `OutputRefused` when `out` may not be written (not empty, not an earlier export),
+    `ExportError` for an empty ledger, `Interrupted` for a signal; nothing is left behind.
+    `points` converts tournament places into ranking points (the shipped table by default)."""
+    target = export_target(out, overwrite=overwrite)
+    shot = snapshot(store)
+    if shot.head.seq == 0:
+        raise ExportError(
+            "the ledger is empty: there is nothing to export; import events first "
+            "(`arbitru ledger import FILE`)"
+        )
+    with staged(out, target) as folder:
+        files, manifest = _write(store, shot, folder, points or PointsTable.load())
+    return Export(target, shot.head, files, manifest, shot.fresh)
+
+
+def _write(
+    store: EventStore, shot: Snapshot, folder: Path, points: PointsTable
+) -> tuple[tuple[ExportedFile, ...], dict[str, Any]]:
+    every = _streams(store, shot.head)
+    tournaments = [
+        fold_tournament(
+            (e.type, e.schema, e.payload) for e in store.read_stream(s, up_to_seq=shot.head.seq)
+        )
+        for s in every
+        if s.startswith("tournament/")
+    ]
+    seasons_of = {g.stream: g.season for g in shot.games}
+    seasons_of.update({f"tournament/{t.tournament_id}": t.season for t in tournaments})
+    named = sorted({season for season in seasons_of.values() if season is not None})
+    unseasoned = any(seasons_of.get(stream) is None for stream in every)
+    seasons: list[str | None] = [*named, *([None] if unseasoned else [])]
+    meta = file_metadata(shot.head)
+    files: list[ExportedFile] = []
+    standings: dict[str | None, list[tuple]] = {}
+    counts: dict[str, dict[str, int]] = {
+        g.game_id: {"player_rounds": 0, "rounds": 0} for g in shot.games
+    }
+    tops: dict[str, int] = {}
+    for season in seasons:
+        rows = season_rows(store, shot, season)
+        for name in ("player_rounds", "rounds"):
+            files.append(write_table(folder, name, season, [_table(name, rows[name])], meta))
+            for game_id in _column(name, rows[name], "game_id"):
+                counts[game_id][name] += 1
+        for game_id, top in zip(
+            _column("rounds", rows["rounds"], "game_id"),
+            _column("rounds", rows["rounds"], "top_score"),
+            strict=True,
+        ):
+            tops[game_id] = tops.get(game_id, 0) + (top or 0)
+        standings[season] = rows["standings"]
+    by_game: dict[str, list[StandingRow]] = {}
+    for found in standings.values():
+        for row in found:
+            standing = StandingRow(*row)
+            by_game.setdefault(standing.game_id, []).append(standing)
+    for season in seasons:
+        places = _game_places(standings[season]) + [
+            place
+            for t in sorted(tournaments, key=lambda t: t.tournament_id)
+            if t.season == season
+            for place in _tournament_places(t, by_game, tops, points)
+        ]
+        table = pa.Table.from_pylist(places, schema=schemas.STANDINGS)
+        files.append(write_table(folder, "standings", season, [table], meta))
+    files += write_events(store, shot.head, folder, seasons_of, seasons, meta)
+    files.sort(key=lambda f: (list(schemas.TABLES).index(f.table), f.path))
+    manifest = _manifest(store, shot, files, tournaments, counts, points)
+    text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    (folder / MARKER).write_text(text, encoding="utf-8")
+    return tuple(files), manifest
+
+
+def _streams(store: EventStore, head: Head) -> list[str]:
+    """Every stream with an event up to the head, by name."""
+    query = (
+        sa.select(events_table.c.stream)
+        .where(events_table.c.seq <= head.seq)
+        .group_by(events_table.c.stream)
+        .order_by(events_table.c.stream)
+    )
+    with read_transaction(store.engine) as connection:
+        return [row.stream for row in connection.execute(query)]
+
+
+def _column(table: str, rows: Sequence[tuple], column: str) -> list[Any]:
+    at = [c[0] for c in COLUMNS[table]].index(column)
+    return [row[at] for row in rows]
+
+
+def _table(table: str, rows: Sequence[tuple]) -> pa.Table:
+    """Rows as tuples in `season_rows.COLUMNS` order as a table of the declared schema (the
+    season, the partition, left out)."""
+    schema = schemas.TABLES[table]
+    arrays = [pa.array(_column(table, rows, f.name), type=f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _game_places(rows: Sequence[tuple]) -> list[dict[str, Any]]:
+    names = [c[0] for c in COLUMNS["standings"]]
+    return [
+        {**dict(zip(names, row, strict=True)), "level": "game", "games": 1, "ranking_points": None}
+        for row in rows
+    ]
+
+
+def _tournament_places(
+    tournament: Tournament,
+    by_game: dict[str, list[StandingRow]],
+    tops: dict[str, int],
+    points: PointsTable,
+) -> list[dict[str, Any]]:
+    """A tournament's standings: game totals summed (`pipelines.tournaments`), the share of
+    the sum of its games' tops, the rounds played, the ranking points of the place."""
+    played = [g for g in tournament.games if g in by_game]
+    top_total = sum(tops.get(g, 0) for g in played)
+    rounds: dict[str, int] = {}
+    for game_id in played:
+        for s in by_game[game_id]:
+            rounds[s.player_id] = rounds.get(s.player_id, 0) + s.rounds
+    places = tournament_standings(tournament, {g: by_game[g] for g in played})
+    ordered = sorted(places, key=lambda p: (p.rank, p.player_id))
+    return [
+        {
+            "level": "tournament", "tournament_id": tournament.tournament_id, "game_id": None,
+            "variant": None, "rank": p.rank, "player_id": p.player_id, "name": p.name,
+            "total": p.total,
+            "pct_of_top": round(100 * p.total / top_total, 2) if top_total else None,
+            "solos": p.solos, "rounds": rounds.get(p.player_id, 0), "games": p.games,
+            "ranking_points": points.points_for(p.rank) if p.games else None,
+        }
+        for p in ordered
+    ]  # fmt: skip
+
+
+def _checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
+    """The latest signed checkpoint of a tree no larger than the exported ledger."""
+    covered = [c for c in list_checkpoints(store) if c.tree_size <= head.seq]
+    return covered[-1] if covered else None
+
+
+def _manifest(
+    store: EventStore,
+    shot: Snapshot,
+    files: Sequence[ExportedFile],
+    tournaments: Sequence[Tournament],
+    counts: dict[str, dict[str, int]],
+    points: PointsTable,
+) -> dict[str, Any]:
+    """MANIFEST.json: what the export holds and the ledger it was taken from."""
+    head = shot.head
+    checkpoint = _checkpoint(store, head)
+    facts = [shot.facts[g.game_id] for g in shot.games if g.game_id in shot.facts]
+    rulesets = {(f.ruleset, f.ruleset_sha256) for f in facts if f.ruleset_sha256}
+    dictionaries = {(f.dictionary, f.dictionary_sha256) for f in facts if f.dictionary_sha256}
+    return {
+        "format": FORMAT,
+        "schema_version": schemas.SCHEMA_VERSION,
+        "ledger": {"seq": head.seq, "hash": head.hash},
+        "checkpoint": checkpoint.to_dict() if checkpoint is not None else None,
+        "partitioning": {
+            "flavor": "hive",
+            "columns": {f.name: str(f.type) for f in schemas.PARTITIONING},
+            "null_value": schemas.NULL_PARTITION,
+        },
+        "writer": {
+            "library": f"pyarrow {pa.__version__}",
+            "options": dict(WRITER_OPTIONS),
+            "row_group_rows": ROW_GROUP_ROWS,
+        },
+        "tables": {
+            name: {
+                "rows": sum(f.rows for f in files if f.table == name),
+                "columns": schemas.describe(schema),
+            }
+            for name, schema in schemas.TABLES.items()
+        },
+        "files": [asdict(f) for f in files],
+        "rulesets": [{"name": n, "sha256": h} for n, h in sorted(rulesets, key=str)],
+        "dictionaries": [{"name": n, "sha256": h} for n, h in sorted(dictionaries, key=str)],
+        "tournaments": [
+            {
+                "tournament_id": t.tournament_id,
+                "name": t.name,
+                "season": t.season,
+                "games": list(t.games),
+            }
+            for t in sorted(tournaments, key=lambda t: t.tournament_id)
+        ],
+        "games": [
+            {
+                "game_id": g.game_id,
+                "tournament_id": g.tournament_id,
+                "season": g.season,
+                "last_seq": g.last_seq,
+                "events": g.events,
+                **asdict(shot.facts.get(g.game_id, _NO_FACTS)),
+                **counts[g.game_id],
+            }
+            for g in sorted(shot.games, key=lambda g: (g.tournament_id or "", g.game_id))
+        ],
+        "ranking_points": {
+            "name": points.name,
+            "points": list(points.points),
+            "beyond": points.beyond,
+        },
+    }

@@ -1,0 +1,301 @@
+"""Recompute: every game replayed from the ledger into the read models (`pipelines.readmodels`).
+
+    plan(store, selection, follow) -> Plan
+        Which games to replay: each game stream's last `seq`, the season and tournament it is
+        filed under (from the tournament streams' TournamentCreated and GameAdded, or its
+        GameCreated), compared with what the read models were computed from. Nothing changed
+        in the selection: nothing to do. Otherwise every selected game is replayed, or with
+        `follow` only the games whose events (or filing) changed since the last run.
+    recompute(store, plan, on_game) -> Summary
+        The games replayed (`pipelines.game_service.fold`) and turned into rows
+        (`pipelines.season_rows`) in worker processes, one game per task (in-process for small
+        jobs), then written in ONE transaction: the games' old rows deleted, the new inserted,
+        `read_games` and the ledger head read up to recorded. A run killed at any point leaves
+        the previous read models as they were.
+    recompute(..., rebuild=True)
+        The same, after dropping the read-model tables and creating them again by their
+        migration (0005), in the same transaction.
+
+Games are read up to the ledger head taken when the plan was made, so that the rows, the
+per-game `last_seq` and the recorded head describe the same snapshot of the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from alembic import command
+
+from ledger import EventStore, Head
+from ledger.database import migrations_config, write_transaction
+from ledger.schema import events as events_table
+from pipelines import readmodels as rm
+from pipelines.game_service import ServiceError, fold
+from pipelines.season_rows import TABLES, game_rows
+
+RECOMPUTE_LOCK_KEY = 0x4172626974727533
+"""PostgreSQL advisory lock held while a recompute writes ("Arbitru3"): runs never interleave."""
+
+IN_PROCESS_EVENTS = 20_000
+"""Below this many events to replay, worker processes cost more than they save."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which games a run covers: all, or those of a season, a tournament or one game."""
+
+    season: str | None = None
+    tournament: str | None = None
+    game: str | None = None
+
+    def covers(self, game: GameSource) -> bool:
+        return (
+            (self.season is None or game.season == self.season)
+            and (self.tournament is None or game.tournament_id == self.tournament)
+            and (self.game is None or game.game_id == self.game)
+        )
+
+
+@dataclass(frozen=True)
+class GameSource:
+    """A game stream as the ledger holds it at the plan's head, and where it is filed."""
+
+    stream: str
+    last_seq: int
+    events: int
+    season: str | None
+    tournament_id: str | None
+
+    @property
+    def game_id(self) -> str:
+        return self.stream.split("/", 1)[1]
+
+
+@dataclass(frozen=True)
+class Plan:
+    head: Head
+    selected: tuple[GameSource, ...]
+    todo: tuple[GameSource, ...]
+
+    @property
+    def events(self) -> int:
+        return sum(g.events for g in self.todo)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A game's rows as tuples in column order (cheap to send between processes)."""
+
+    source: GameSource
+    variant: str | None
+    rows: dict[str, list[tuple]]
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class Summary:
+    head: Head
+    games: int
+    events: int
+    rows: dict[str, int]
+    problems: tuple[tuple[str, str], ...]
+
+
+def _sources(connection: sa.Connection, head: Head) -> list[GameSource]:
+    e = events_table
+    upto = e.c.seq <= head.seq
+    filing = connection.execute(
+        sa.select(e.c.stream, e.c.type, e.c.payload).where(
+            upto, e.c.type.in_(("TournamentCreated", "GameAdded", "GameCreated"))
+        )
+    ).all()
+    seasons: dict[str, str] = {}
+    added: dict[str, str] = {}
+    created: dict[str, str] = {}
+    for stream, type_name, payload in filing:
+        payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
+        if not isinstance(payload, dict):
+            continue
+        tournament = stream.split("/", 1)[1]
+        if type_name == "TournamentCreated" and isinstance(payload.get("season"), str):
+            seasons.setdefault(tournament, payload["season"])
+        elif type_name == "GameAdded" and isinstance(payload.get("game_id"), str):
+            added.setdefault(payload["game_id"], tournament)
+        elif type_name == "GameCreated" and isinstance(payload.get("tournament_id"), str):
+            created.setdefault(stream.split("/", 1)[1], payload["tournament_id"])
+    streams = connection.execute(
+        sa.select(e.c.stream, sa.func.max(e.c.seq), sa.func.count())
+        .where(upto, e.c.stream.like("game/%"))
+        .group_by(e.c.stream)
+        .order_by(e.c.stream)
+    ).all()
+    found = []
+    for stream, last_seq, count in streams:
+        game_id = stream.split("/", 1)[1]
+        tournament = created.get(game_id) or added.get(game_id)
+        season = seasons.get(tournament) if tournament is not None else None
+        found.append(GameSource(stream, int(last_seq), int(count), season, tournament))
+    return found
+
+
+def plan(
+    store: EventStore, selection: Selection, *, follow: bool = False, everything: bool = False
+) -> Plan:
+    """The games a run replays (see the module docstring); `everything`: all selected games,
+    whether or not they changed (a rebuild)."""
+    head = store.head()
+    with store.engine.connect() as connection, connection.begin():
+        sources = [s for s in _sources(connection, head) if selection.covers(s)]
+        done = {
+            row.game_id: (row.last_seq, row.season, row.tournament_id)
+            for row in connection.execute(
+                sa.select(rm.games.c.game_id, rm.games.c.last_seq, rm.games.c.season,
+                          rm.games.c.tournament_id)
+            )
+        }  # fmt: skip
+    changed = [s for s in sources if done.get(s.game_id) != (s.last_seq, s.season, s.tournament_id)]
+    if everything:
+        return Plan(head, tuple(sources), tuple(sources))
+    if not changed:
+        return Plan(head, tuple(sources), ())
+    return Plan(head, tuple(sources), tuple(changed if follow else sources))
+
+
+_worker_store: EventStore | None = None
+
+_VALUES = {
+    name: operator.attrgetter(*(f.name for f in fields(row_class)))
+    for name, row_class in TABLES.items()
+}
+"""A row's values in column order (`dataclasses.astuple` deep-copies: several times slower)."""
+
+
+def _open_worker(url: str) -> None:
+    global _worker_store
+    _worker_store = EventStore(url, upgrade=False)
+
+
+def _replay(source: GameSource, up_to_seq: int) -> GameResult:
+    """One game read from the worker's ledger, folded and turned into rows."""
+    assert _worker_store is not None
+    stored = _worker_store.read_stream(source.stream, up_to_seq=up_to_seq)
+    try:
+        _, state = fold(stored)
+    except ServiceError as exc:
+        return GameResult(source, None, {name: [] for name in TABLES}, str(exc))
+    found = game_rows(state, source.season, source.tournament_id)
+    rows = {name: [_VALUES[name](row) for row in getattr(found, name)] for name in TABLES}
+    variant = state.created.variant if state.created is not None else None
+    problem = None if state.context is not None else "not a game that can be judged here"
+    return GameResult(source, variant, rows, problem)
+
+
+def _replay_all(
+    url: str, todo: Sequence[GameSource], up_to_seq: int, workers: int
+) -> Iterator[GameResult]:
+    if workers <= 1:
+        _open_worker(url)
+        try:
+            for source in todo:
+                yield _replay(source, up_to_seq)
+        finally:
+            assert _worker_store is not None
+            _worker_store.close()
+        return
+    with ProcessPoolExecutor(workers, initializer=_open_worker, initargs=(url,)) as pool:
+        yield from pool.map(_replay, todo, [up_to_seq] * len(todo), chunksize=1)
+
+
+def workers_for(plan: Plan, wanted: int | None = None) -> int:
+    """How many processes replay the plan: one for small jobs, else one per core."""
+    if wanted is not None:
+        return max(1, wanted)
+    if plan.events < IN_PROCESS_EVENTS or len(plan.todo) < 2:
+        return 1
+    return max(1, min(os.cpu_count() or 1, len(plan.todo)))
+
+
+def _insert(connection: sa.Connection, table: sa.Table, rows: list[tuple]) -> None:
+    if rows:
+        names = [c.name for c in table.columns]
+        connection.execute(table.insert(), [dict(zip(names, row, strict=True)) for row in rows])
+
+
+def _write(connection: sa.Connection, results: Iterable[GameResult]) -> tuple[dict[str, int], list]:
+    counts = dict.fromkeys(TABLES, 0)
+    problems = []
+    for result in results:
+        game_id = result.source.game_id
+        for table in (*rm.ROW_TABLES.values(), rm.games):
+            connection.execute(table.delete().where(table.c.game_id == game_id))
+        for name, table in rm.ROW_TABLES.items():
+            _insert(connection, table, result.rows[name])
+            counts[name] += len(result.rows[name])
+        source = result.source
+        connection.execute(
+            rm.games.insert().values(
+                game_id=game_id, stream=source.stream, season=source.season,
+                tournament_id=source.tournament_id, variant=result.variant,
+                last_seq=source.last_seq, events=source.events, problem=result.problem,
+            )
+        )  # fmt: skip
+        if result.problem is not None:
+            problems.append((game_id, result.problem))
+    return counts, problems
+
+
+def recompute(
+    store: EventStore,
+    plan: Plan,
+    *,
+    workers: int | None = None,
+    on_game: Callable[[GameSource], None] = lambda _source: None,
+    rebuild: bool = False,
+) -> Summary:
+    """Replay the plan's games and replace their rows, all in one transaction (see above);
+    with `rebuild`, the same transaction first drops the read-model tables and creates them
+    again. A plan with nothing to do writes nothing (unless it rebuilds)."""
+    if not plan.todo and not rebuild:
+        return Summary(plan.head, 0, 0, dict.fromkeys(TABLES, 0), ())
+    results = []
+    for result in _replay_all(store.url, plan.todo, plan.head.seq, workers_for(plan, workers)):
+        results.append(result)
+        on_game(result.source)
+    with write_transaction(store.engine, RECOMPUTE_LOCK_KEY) as connection:
+        if rebuild:
+            _recreate(connection)
+        counts, problems = _write(connection, results)
+        values = {
+            "seq": plan.head.seq,
+            "hash": plan.head.hash,
+            "recomputed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        updated = connection.execute(
+            rm.state.update().where(rm.state.c.name == rm.STATE_NAME).values(**values)
+        )
+        if updated.rowcount == 0:
+            connection.execute(rm.state.insert().values(name=rm.STATE_NAME, **values))
+    return Summary(plan.head, len(plan.todo), plan.events, counts, tuple(problems))
+
+
+def recorded_head(store: EventStore) -> Head | None:
+    """The ledger head the read models were last computed at (None: never)."""
+    with store.engine.connect() as connection:
+        row = connection.execute(
+            sa.select(rm.state.c.seq, rm.state.c.hash).where(rm.state.c.name == rm.STATE_NAME)
+        ).first()
+    return Head(row.seq, row.hash) if row is not None else None
+
+
+def _recreate(connection: sa.Connection) -> None:
+    """Drop the read-model tables and create them again, empty, by their migration."""
+    config = migrations_config(connection)
+    command.downgrade(config, "0004")
+    command.upgrade(config, "head")

@@ -1,0 +1,193 @@
+"""A whole season played by simulated players: tournaments, their games, every variant.
+
+    plan_season(seed, tournaments, games, players) -> SeasonPlan
+        What to play: a pool of players of every level (`pipelines.simulate.TIERS`), and per
+        tournament its name, dates, the players taking part (drawn from the pool) and its games,
+        each with its variant, start time, seed and the arbiter's incidents.
+    play_season(store, plan) -> SeasonPlayed
+        Records it: each tournament's stream (`TournamentCreated`, `PlayerRegistered` for its
+        players, `GameAdded` for its games), then each game played to the end through the
+        service layer (`pipelines.simulate_game.play`), as an arbiter's day would record it.
+
+Variants come from the engine (`engine.games.replay.VARIANTS`): games take them in turn, so a
+variant that joins the engine joins the sample season with no change here. Players keep their
+id across tournaments, so that season standings add up; their habits (skill, slips, late
+slips, second thoughts, unreadable writing) make the notation realistic, and some rounds get
+an arbiter's incident (an annulment, one revoked on appeal, a penalty, a correction, a late
+slip, a change of mind); one game in three draws its racks from a committed seed (revealed
+at the end), the others by hand from the bag. Everything is drawn from one
+`random.Random(seed)`: the same seed records the same events (payloads and meta, up to the
+event ids a revocation names; event ids, `recorded_at` and hashes are new).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from engine.games.replay import VARIANTS
+from ledger import EventStore, NewEvent
+from pipelines.simulate import SimulatedPlayer, make_players
+from pipelines.simulate_game import INCIDENTS, Played, Scenario, play
+
+PLACES = (
+    ("cupa-bucuresti", "Cupa Bucureștiului", "București"),
+    ("memorialul-cluj", "Memorialul Clujean", "Cluj-Napoca"),
+    ("open-iasi", "Open Iași", "Iași"),
+    ("trofeul-timis", "Trofeul Timișului", "Timișoara"),
+    ("cupa-brasov", "Cupa Brașovului", "Brașov"),
+    ("festivalul-constanta", "Festivalul Litoralului", "Constanța"),
+    ("cupa-sibiu", "Cupa Sibiului", "Sibiu"),
+    ("open-craiova", "Open Craiova", "Craiova"),
+)
+"""Tournaments of the sample season, in calendar order (id prefix, name, town)."""
+
+CLUBS = ("CS Litera", "Clubul Cuvântul", "CSM Scrabble Cluj", "Vocala Iași", "Jolly Timișoara")
+ARBITER = "arbitru-principal"
+GAMES_A_DAY = 3
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    scenario: Scenario
+
+
+@dataclass(frozen=True)
+class PlannedTournament:
+    tournament_id: str
+    name: str
+    place: str
+    starts_on: date
+    ends_on: date
+    players: tuple[SimulatedPlayer, ...]
+    games: tuple[PlannedGame, ...]
+
+
+@dataclass(frozen=True)
+class SeasonPlan:
+    season: str
+    pool: tuple[SimulatedPlayer, ...]
+    clubs: dict[str, str]
+    tournaments: tuple[PlannedTournament, ...]
+
+
+@dataclass(frozen=True)
+class SeasonPlayed:
+    plan: SeasonPlan
+    games: dict[str, Played]
+
+
+def plan_season(
+    seed: int, tournaments: int = 3, games: int = 3, players: int = 12, season: int = 2026
+) -> SeasonPlan:
+    """The season a seed gives: `tournaments` tournaments (at most `len(PLACES)`) of `games`
+    games each, `players` players in each, drawn from a pool half as large again."""
+    if not 1 <= tournaments <= len(PLACES):
+        raise ValueError(f"tournaments must be between 1 and {len(PLACES)}, not {tournaments}")
+    if not 1 <= games <= 20:
+        raise ValueError(f"games must be between 1 and 20, not {games}")
+    if not 2 <= players <= 60:
+        raise ValueError(f"players must be between 2 and 60, not {players}")
+    rng = random.Random(seed)
+    pool = make_players(players + players // 2, rng)
+    clubs = {p.player_id: rng.choice(CLUBS) for p in pool}
+    variants = tuple(VARIANTS)
+    months = _months(tournaments)
+    planned: list[PlannedTournament] = []
+    game_index = 0
+    for t, (prefix, name, place) in enumerate(PLACES[:tournaments]):
+        tournament_id = f"{prefix}-{season}"
+        starts_on = date(season, months[t], rng.randint(1, 20))
+        days = (games + GAMES_A_DAY - 1) // GAMES_A_DAY
+        chosen = sorted(rng.sample(range(len(pool)), players))
+        roster = tuple(pool[i] for i in chosen)
+        short = "".join(word[0] for word in prefix.split("-")) + str(season)[-2:]
+        planned_games = []
+        for g in range(games):
+            day, slot = divmod(g, GAMES_A_DAY)
+            start = datetime.combine(starts_on, datetime.min.time(), UTC) + timedelta(
+                days=day, hours=9 + 2 * slot + slot // 2
+            )
+            variant = variants[game_index % len(variants)]
+            scenario = Scenario(
+                game_id=f"{short}-p{g + 1}",
+                players=len(roster),
+                seed=rng.getrandbits(32),
+                title=f"{name} {season}, partida {g + 1}",
+                tournament_id=tournament_id,
+                variant=variant,
+                roster=roster,
+                draw="seeded" if game_index % 3 == 0 else "manual",
+                start=start,
+                arbiter=ARBITER,
+                incidents=_incidents(rng, game_index),
+            )
+            planned_games.append(PlannedGame(scenario))
+            game_index += 1
+        planned.append(
+            PlannedTournament(
+                tournament_id, name, place, starts_on, starts_on + timedelta(days=days - 1),
+                roster, tuple(planned_games),
+            )
+        )  # fmt: skip
+    return SeasonPlan(str(season), pool, clubs, tuple(planned))
+
+
+def _months(count: int) -> list[int]:
+    """Months spread over the season, from February to November."""
+    return [2 + (9 * i) // max(1, count) for i in range(count)]
+
+
+def _incidents(rng: random.Random, game_index: int) -> dict[int, tuple[str, ...]]:
+    """A few arbiter's incidents in the early rounds of a game: two taken in turn from
+    `INCIDENTS` (so that three games hold every kind), and up to two more at random."""
+    kinds = [INCIDENTS[(2 * game_index + i) % len(INCIDENTS)] for i in range(2)]
+    kinds += [rng.choice(INCIDENTS) for _ in range(rng.randint(0, 2))]
+    rounds = rng.sample(range(2, 12), len(kinds))
+    return {n: (kind,) for n, kind in sorted(zip(rounds, kinds, strict=True))}
+
+
+def _tournament_events(plan: SeasonPlan, tournament: PlannedTournament) -> list[NewEvent]:
+    meta = {"actor": ARBITER}
+    return [
+        NewEvent(
+            "TournamentCreated",
+            {
+                "tournament_id": tournament.tournament_id,
+                "name": tournament.name,
+                "season": plan.season,
+                "starts_on": tournament.starts_on.isoformat(),
+                "ends_on": tournament.ends_on.isoformat(),
+                "federation": "FRS",
+                "place": tournament.place,
+            },
+            meta,
+        ),
+        *(
+            NewEvent(
+                "PlayerRegistered",
+                {"player_id": p.player_id, "name": p.name, "club": plan.clubs[p.player_id]},
+                meta,
+            )
+            for p in tournament.players
+        ),
+        *(NewEvent("GameAdded", {"game_id": g.scenario.game_id}, meta) for g in tournament.games),
+    ]
+
+
+def play_season(store: EventStore, plan: SeasonPlan, only: str | None = None) -> SeasonPlayed:
+    """Record the whole season (or only the tournament `only`) in `store`, which must hold
+    none of its streams yet."""
+    played: dict[str, Played] = {}
+    for tournament in plan.tournaments:
+        if only is not None and tournament.tournament_id != only:
+            continue
+        store.append(
+            f"tournament/{tournament.tournament_id}",
+            _tournament_events(plan, tournament),
+            expected_version=0,
+        )
+        for game in tournament.games:
+            played[game.scenario.game_id] = play(store, game.scenario)
+    return SeasonPlayed(plan, played)

@@ -1,0 +1,254 @@
+"""`arbitru tournament standings`, `arbitru season standings` and `arbitru simulate`.
+
+Standings are read from the ledger (every game replayed; nothing is written). `simulate`
+plays a seeded sample season (`pipelines.simulate_season`) into a scratch ledger and writes it
+as a ledger export, importable with `arbitru ledger import`.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ledger import EventStore
+from ledger.database import DEFAULT_URL
+from ledger.jsonl import row_line
+from pipelines.game_common import DbOption, JsonOption, fail, store
+from pipelines.game_views import err, out
+from pipelines.output_file import OutputRefused, output_target, write_whole
+from pipelines.simulate_season import PLACES, plan_season, play_season
+from pipelines.tournaments import (
+    PointsTable,
+    SeasonStanding,
+    Tournament,
+    TournamentError,
+    TournamentStanding,
+    read_tournaments,
+    results,
+    season_standings,
+    seasons,
+)
+
+tournament_app = typer.Typer(
+    help="Tournaments: standings across their games.", no_args_is_help=True
+)
+season_app = typer.Typer(
+    help="Seasons: ranking points over their tournaments.", no_args_is_help=True
+)
+
+PointsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--points",
+        help="A TOML table of ranking points by place (keys `points`, `beyond`, `name`); "
+        "default: the federation's table shipped with Arbitru.",
+    ),
+]
+
+
+def _emit(value: Any) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+
+@tournament_app.command("standings")
+def tournament_standings_command(
+    tournament: Annotated[
+        str, typer.Argument(help="The tournament's id, e.g. cupa-bucuresti-2026.")
+    ],
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+) -> None:
+    """Players ranked by the sum of their game totals.
+
+    Ties share the place; with the games each played and their solos."""
+    tournament_id = tournament.removeprefix("tournament/")
+    with store(db) as opened:
+        known = _tournaments(opened)
+        found = [t for t in known if t.tournament_id == tournament_id]
+        if not found:
+            listed = ", ".join(t.tournament_id for t in known) or "none"
+            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
+        (result,) = results(opened, found)
+    if as_json:
+        _emit(
+            {
+                "tournament": _tournament_json(result.tournament),
+                "standings": [asdict(s) for s in result.standings],
+            }
+        )
+        return
+    show_tournament(result.tournament, result.standings)
+
+
+@season_app.command("standings")
+def season_standings_command(
+    season: Annotated[
+        str | None, typer.Option("--season", help="The season (default: the latest one).")
+    ] = None,
+    points: PointsOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+) -> None:
+    """Players ranked by ranking points summed over the season's tournaments.
+
+    Each tournament place is converted by the points table (ties share the place and its
+    points)."""
+    table = points_table(points)
+    with store(db) as opened:
+        known = _tournaments(opened)
+        if not known:
+            fail("this ledger holds no tournament: import one (`arbitru ledger import FILE`)")
+        chosen = season or seasons(known)[-1]
+        of_season = [t for t in known if t.season == chosen]
+        if not of_season:
+            fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
+        ranked = season_standings(results(opened, of_season), table)
+    if as_json:
+        _emit(
+            {
+                "season": chosen,
+                "points_table": {"name": table.name, "points": list(table.points),
+                                 "beyond": table.beyond},
+                "tournaments": [t.tournament_id for t in of_season],
+                "standings": [_season_json(s) for s in ranked],
+            }
+        )  # fmt: skip
+        return
+    show_season(chosen, of_season, ranked, table)
+
+
+def points_table(path: Path | None) -> PointsTable:
+    """The points table asked for, or a clear error."""
+    try:
+        return PointsTable.load(path)
+    except TournamentError as exc:
+        fail(str(exc))
+
+
+def _tournaments(opened: EventStore) -> tuple[Tournament, ...]:
+    try:
+        return read_tournaments(opened)
+    except TournamentError as exc:
+        fail(str(exc))
+
+
+def _tournament_json(t: Tournament) -> dict[str, Any]:
+    return {
+        "tournament_id": t.tournament_id, "name": t.name, "season": t.season,
+        "starts_on": t.starts_on, "ends_on": t.ends_on, "place": t.place,
+        "players": len(t.players), "games": list(t.games),
+    }  # fmt: skip
+
+
+def _season_json(s: SeasonStanding) -> dict[str, Any]:
+    return {
+        "rank": s.rank, "player_id": s.player_id, "name": s.name, "points": s.points,
+        "tournaments": [{"tournament_id": t, "place": p, "points": n} for t, p, n in s.tournaments],
+    }  # fmt: skip
+
+
+def show_tournament(t: Tournament, ranked: tuple[TournamentStanding, ...]) -> None:
+    """A tournament's standings: place, player, total over its games, games played, solos."""
+    title = (
+        f"{escape(t.name)} ({t.tournament_id}, season {escape(t.season)}): {len(t.games)} game(s)"
+    )
+    table = Table(title=title)
+    table.add_column("#", justify="right")
+    table.add_column("player")
+    table.add_column("name")
+    for column in ("total", "games", "solos"):
+        table.add_column(column, justify="right")
+    for s in ranked:
+        cells = (s.rank, s.player_id, escape(s.name or ""), s.total, s.games, s.solos)
+        table.add_row(*(str(cell) for cell in cells))
+    out.print(table)
+
+
+def show_season(
+    season: str,
+    tournaments: list[Tournament],
+    ranked: tuple[SeasonStanding, ...],
+    points: PointsTable,
+) -> None:
+    """The season's standings: points per tournament (place in brackets) and the sum; each
+    tournament's column is headed by its town (its name when it has none)."""
+    table = Table(title=f"Season {escape(season)}: ranking points ({escape(points.name)})")
+    table.add_column("#", justify="right")
+    table.add_column("player", no_wrap=True)
+    for t in tournaments:
+        table.add_column(escape(t.place or t.name), justify="right")
+    table.add_column("points", justify="right", style="bold")
+    for s in ranked:
+        by_tournament = {t: (place, n) for t, place, n in s.tournaments}
+        cells = [
+            f"{by_tournament[t.tournament_id][1]} ({by_tournament[t.tournament_id][0]})"
+            if t.tournament_id in by_tournament
+            else "-"
+            for t in tournaments
+        ]
+        table.add_row(str(s.rank), escape(s.name or s.player_id), *cells, str(s.points))
+    out.print(table)
+
+
+def simulate_command(
+    out_file: Annotated[
+        Path, typer.Option("--out", help="The JSON Lines file to write (a new path or a file).")
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="The seed of every choice.")],
+    tournaments: Annotated[
+        int, typer.Option("--tournaments", min=1, max=len(PLACES), help="Tournaments.")
+    ] = 3,
+    games: Annotated[
+        int, typer.Option("--games", min=1, max=20, help="Games in each tournament.")
+    ] = 3,
+    players: Annotated[
+        int, typer.Option("--players", min=2, max=60, help="Players in each tournament.")
+    ] = 12,
+) -> None:
+    """Write a simulated season as a ledger export (JSON Lines).
+
+    Tournaments of several games in every variant, played to the end by simulated players of
+    different strength with the engine's move generator, with mistakes, late slips and the
+    arbiter's corrections. The same seed records the same events (event ids, times of
+    recording and hashes differ). Import it with `arbitru ledger import FILE`."""
+    try:
+        target = output_target(out_file)
+    except OutputRefused as exc:
+        fail(str(exc))
+    started = time.monotonic()
+    plan = plan_season(seed, tournaments, games, players)
+    with (
+        tempfile.TemporaryDirectory(prefix="arbitru-simulate-") as scratch,
+        store(f"sqlite:///{Path(scratch) / 'season.db'}", create=True) as scratch_store,
+    ):
+        total = sum(len(t.games) for t in plan.tournaments)
+        done = 0
+        for tournament in plan.tournaments:
+            err.print(f"playing {tournament.name} ({len(tournament.games)} game(s))")
+            play_season(scratch_store, plan, only=tournament.tournament_id)
+            done += len(tournament.games)
+            err.print(f"  {done}/{total} games, {time.monotonic() - started:.0f} s")
+        rows = (row_line(row) for row in scratch_store.iter_rows())
+        try:
+            count = write_whole(rows, out_file, target)
+        except OutputRefused as exc:
+            fail(str(exc))
+    out.print(
+        f"wrote {count} events of season {plan.season} ({len(plan.tournaments)} tournament(s), "
+        f"{total} game(s)) to {escape(str(out_file))} in {time.monotonic() - started:.1f} s"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the `arbitru` app."""
+    app.add_typer(tournament_app, name="tournament")
+    app.add_typer(season_app, name="season")
+    app.command("simulate")(simulate_command)

@@ -1,0 +1,159 @@
+"""`arbitru export --out DIR` publishes a whole export or nothing: a non-empty DIR is refused
+without --overwrite, --overwrite replaces only an earlier export, and a failure midway leaves
+DIR as it was with no staging directory behind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines import export_dir, parquet_export
+from pipelines.cli import app
+
+runner = CliRunner()
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
+
+
+@pytest.fixture(scope="module")
+def ledger(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = f"sqlite:///{tmp_path_factory.mktemp('atomic') / 'ledger.db'}"
+    result = runner.invoke(app, ["ledger", "import", str(FIXTURE), "--db", url])
+    assert result.exit_code == 0, result.output
+    return url
+
+
+def _export(ledger: str, out: Path, *extra: str):
+    return runner.invoke(app, ["export", "--out", str(out), "--db", ledger, *extra])
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _leftovers(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if p.name.startswith("."))
+
+
+def test_non_empty_folder_is_refused_without_overwrite(ledger: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    result = _export(ledger, out)
+    assert result.exit_code == 2
+    assert "is not empty" in result.stderr and "--overwrite" in result.stderr
+    assert _tree(out) == {"notes.txt": b"mine"}
+
+
+def test_overwrite_never_deletes_a_folder_that_is_not_an_export(
+    ledger: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    result = _export(ledger, out, "--overwrite")
+    assert result.exit_code == 2
+    assert "not an earlier export" in result.stderr
+    assert _tree(out) == {"notes.txt": b"mine"}
+
+
+def test_empty_folder_and_new_folder_are_written(ledger: str, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert _export(ledger, tmp_path / "empty").exit_code == 0
+    assert _export(ledger, tmp_path / "new").exit_code == 0
+    assert _tree(tmp_path / "empty") == _tree(tmp_path / "new")
+    assert "MANIFEST.json" in _tree(tmp_path / "new")
+    assert _leftovers(tmp_path) == []
+
+
+def test_overwrite_replaces_an_earlier_export_whole(ledger: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert _export(ledger, out).exit_code == 0
+    fresh = _tree(out)
+    (out / "stale.parquet").write_bytes(b"from an older export")
+    result = _export(ledger, out, "--overwrite", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert _tree(out) == fresh
+    assert json.loads(result.stdout)["out"] == str(out.resolve())
+    assert _leftovers(tmp_path) == []
+
+
+def test_overwrite_works_where_directories_cannot_be_exchanged(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(export_dir, "_exchange", lambda first, second: False)
+    out = tmp_path / "out"
+    assert _export(ledger, out).exit_code == 0
+    fresh = _tree(out)
+    (out / "stale.parquet").write_bytes(b"old")
+    assert _export(ledger, out, "--overwrite").exit_code == 0
+    assert _tree(out) == fresh
+    assert _leftovers(tmp_path) == []
+
+
+def _fail_after_first_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    written = parquet_export.write_table
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(args)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        return written(*args, **kwargs)
+
+    monkeypatch.setattr(parquet_export, "write_table", failing)
+
+
+def test_failure_midway_leaves_no_half_export(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fail_after_first_file(monkeypatch)
+    result = _export(ledger, tmp_path / "out")
+    assert result.exit_code == 2
+    assert "No space left on device" in result.stderr
+    assert not (tmp_path / "out").exists()
+    assert _leftovers(tmp_path) == []
+
+
+def test_failure_midway_of_an_overwrite_keeps_the_earlier_export(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    assert _export(ledger, out).exit_code == 0
+    before = _tree(out)
+    _fail_after_first_file(monkeypatch)
+    result = _export(ledger, out, "--overwrite")
+    assert result.exit_code == 2
+    assert _tree(out) == before
+    assert _leftovers(tmp_path) == []
+
+
+def test_interrupt_midway_leaves_no_half_export(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(parquet_export, "write_events", interrupted)
+    result = _export(ledger, tmp_path / "out")
+    assert result.exit_code == 130
+    assert "nothing was written" in result.stderr
+    assert not (tmp_path / "out").exists()
+    assert _leftovers(tmp_path) == []
+
+
+def test_out_that_is_a_file_is_refused(ledger: str, tmp_path: Path) -> None:
+    (tmp_path / "out").write_text("a file", encoding="utf-8")
+    result = _export(ledger, tmp_path / "out")
+    assert result.exit_code == 2
+    assert "not a directory" in result.stderr
+    assert (tmp_path / "out").read_text(encoding="utf-8") == "a file"
+
+
+def test_out_in_a_missing_folder_is_refused(ledger: str, tmp_path: Path) -> None:
+    result = _export(ledger, tmp_path / "missing" / "out")
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr

@@ -1,0 +1,70 @@
+"""Properties of the tournament level: any points table either loads or is refused with a
+TournamentError; standings always add game totals exactly, ranks follow the totals and ties
+share the place; season points are always the table's points of the places."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.games.projections import Standing
+from pipelines.tournaments import (
+    PointsTable,
+    Registration,
+    Tournament,
+    TournamentError,
+    TournamentResult,
+    season_standings,
+    tournament_standings,
+)
+
+PLAYERS = [f"p{i}" for i in range(8)]
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 2000) | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=12),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.sampled_from(["name", "points", "beyond", "other"]), values))
+def test_any_points_table_either_loads_or_is_refused_with_a_reason(data):
+    try:
+        table = PointsTable.from_mapping(data, "t.toml")
+    except TournamentError as exc:
+        assert "t.toml" in str(exc)
+        return
+    assert list(table.points) == sorted(table.points, reverse=True)
+    assert 0 <= table.beyond <= table.points[-1]
+
+
+games_of = st.dictionaries(
+    st.sampled_from(["g1", "g2", "g3"]),
+    st.dictionaries(st.sampled_from(PLAYERS), st.integers(0, 60), max_size=8),
+)
+
+
+@given(games_of)
+def test_standings_add_game_totals_and_ties_share_the_place(games):
+    tournament = Tournament(
+        "t", "T", "2026", None, None, None, tuple(Registration(p, p) for p in PLAYERS[:3]),
+        ("g1", "g2", "g3"),
+    )  # fmt: skip
+    standings = {
+        g: tuple(Standing(0, p, p, total, 0, None, ()) for p, total in totals.items())
+        for g, totals in games.items()
+    }
+    ranked = tournament_standings(tournament, standings)
+    for s in ranked:
+        assert s.total == sum(t.get(s.player_id, 0) for t in games.values())
+        assert s.games == sum(s.player_id in t for t in games.values())
+    for before, after in itertools.pairwise(ranked):
+        assert before.total >= after.total
+        assert after.rank == (
+            before.rank if before.total == after.total else ranked.index(after) + 1
+        )
+    table = PointsTable("t", (100, 60, 40, 20), 5)
+    season = season_standings([TournamentResult(tournament, ranked)], table)
+    earned = {s.player_id: table.points_for(s.rank) for s in ranked if s.games}
+    assert {s.player_id: s.points for s in season} == earned
