@@ -1,4 +1,4 @@
-"""A whole season played by simulated players: tournaments, their games, every variant.
+"""A whole season played by simulated players: tournaments and their games.
 
     plan_season(seed, tournaments, games, players) -> SeasonPlan
         What to play: a pool of players of every level (`pipelines.simulate.TIERS`), and per
@@ -9,8 +9,10 @@
         players, `GameAdded` for its games), then each game played to the end through the
         service layer (`pipelines.simulate_game.play`), as an arbiter's day would record it.
 
-Variants come from the engine (`engine.games.replay.VARIANTS`): games take them in turn, so a
-variant that joins the engine joins the sample season with no change here. Players keep their
+Games take the variants of `SEASON_VARIANTS` in turn: those whose simulated players can play a
+game through `simulate_game.play` with a season's roster and incidents. Completiv and
+anticipation have simulated players of their own (`simulate_completiv`, `simulate_anticipation`)
+that play single games; they join the season when they take a roster. Players keep their
 id across tournaments, so that season standings add up; their habits (skill, slips, late
 slips, second thoughts, unreadable writing) make the notation realistic, and some rounds get
 an arbiter's incident (an annulment, one revoked on appeal, a penalty, a correction, a late
@@ -26,7 +28,6 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from engine.games.replay import VARIANTS
 from ledger import EventStore, NewEvent
 from pipelines.simulate import SimulatedPlayer, make_players
 from pipelines.simulate_game import INCIDENTS, Played, Scenario, play
@@ -46,6 +47,9 @@ PLACES = (
 CLUBS = ("CS Litera", "Clubul Cuvântul", "CSM Scrabble Cluj", "Vocala Iași", "Jolly Timișoara")
 ARBITER = "arbitru-principal"
 GAMES_A_DAY = 3
+
+SEASON_VARIANTS = ("duplicate",)
+"""The variants a simulated season plays, in turn (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,7 @@ def plan_season(
     rng = random.Random(seed)
     pool = make_players(players + players // 2, rng)
     clubs = {p.player_id: rng.choice(CLUBS) for p in pool}
-    variants = tuple(VARIANTS)
+    variants = SEASON_VARIANTS
     months = _months(tournaments)
     planned: list[PlannedTournament] = []
     game_index = 0

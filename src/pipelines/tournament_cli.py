@@ -215,7 +215,7 @@ def simulate_command(
 ) -> None:
     """Write a simulated season as a ledger export (JSON Lines).
 
-    Tournaments of several games in every variant, played to the end by simulated players of
+    Tournaments of several duplicate games, played to the end by simulated players of
     different strength with the engine's move generator, with mistakes, late slips and the
     arbiter's corrections. The same seed records the same events (event ids, times of
     recording and hashes differ). Import it with `arbitru ledger import FILE`."""

@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.games.projections import round_results
-from engine.games.replay import VARIANTS
 from ledger import EventStore, import_events
 from pipelines.cli import app
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
+from pipelines.simulate_season import SEASON_VARIANTS
 from pipelines.tournaments import read_tournaments
 
 runner = CliRunner()
@@ -59,8 +59,10 @@ def test_a_simulated_season_verifies_imports_and_plays_every_variant(simulated, 
     imported = runner.invoke(app, ["ledger", "import", str(out), "--db", db])
     assert imported.exit_code == 0, imported.output
     created = [e["payload"] for e in events if e["type"] == "GameCreated"]
-    assert {c["variant"] for c in created} == set(VARIANTS) or len(created) < len(VARIANTS)
-    assert created[0]["variant"] == next(iter(VARIANTS))
+    assert {c["variant"] for c in created} == set(SEASON_VARIANTS) or len(created) < len(
+        SEASON_VARIANTS
+    )
+    assert created[0]["variant"] == SEASON_VARIANTS[0]
     tournaments = [e["payload"] for e in events if e["type"] == "TournamentCreated"]
     assert len(tournaments) == 2 and len(created) == 2
     season = runner.invoke(app, ["season", "standings", "--db", db, "--json"])
@@ -126,7 +128,7 @@ def test_the_shipped_sample_season_is_the_fixture_and_holds_what_its_readme_says
                 for rnd in game.state.rounds:
                     for player in round_results(game.state, rnd.number).players:
                         statuses.update(s.status for s in player.submissions)
-    assert variants == set(VARIANTS)
+    assert variants == set(SEASON_VARIANTS)
     for status in ("counted", "superseded", "late", "corrected", "unreadable", "annulled",
                    "not_in_dictionary"):  # fmt: skip
         assert statuses[status], status
