@@ -19,6 +19,7 @@ from engine.games.anticipation_rules import (
     settle,
     sheet_of,
 )
+from engine.games.duplicate_evolve import Ignore, check_next_draw, check_open, setting_notes
 from engine.games.events import (
     DECISIONS,
     DecisionRevoked,
@@ -49,15 +50,6 @@ NO_RULE = DrawMinimum(1, 0, 0)
 """Groups are drawn without the vowel/consonant rule: every letter is drawn (rule 1)."""
 
 
-class _Ignore(Exception):
-    """Raised inside the handlers: the event is kept as ignored for this reason."""
-
-    def __init__(self, code: str, message: str, round_number: int | None = None) -> None:
-        self.code = code
-        self.message = message
-        self.round = round_number
-
-
 def evolve(state: GameState, recorded: Recorded) -> GameState:
     """The state after one recorded event (never raises on the event's content)."""
     event = recorded.event
@@ -67,7 +59,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     counted = changed(state, events=state.events + 1, last_seq=recorded.seq)
     try:
         return handler(counted, event, recorded)
-    except _Ignore as why:
+    except Ignore as why:
         number = why.round if why.round is not None else getattr(event, "round", None)
         note = Note(recorded.seq, recorded.event_id, type(event).__name__, why.code,
                     why.message, number)  # fmt: skip
@@ -82,21 +74,13 @@ def _remember(state: GameState, recorded: Recorded, type_name: str) -> GameState
 
 def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
     if state.created is not None:
-        raise _Ignore("game_exists", "the game was already created; a game has one GameCreated")
+        raise Ignore("game_exists", "the game was already created; a game has one GameCreated")
     context = state.resolve(event)
-    notes = state.notes
-    for problem in context.settings.problems:
-        notes = (*notes, Note(recorded.seq, recorded.event_id, "GameCreated", "bad_setting",
-                              f"{problem}; the default stands", None, ignored=False))  # fmt: skip
+    notes = (*state.notes, *setting_notes(context, recorded))
     full = Bag.full(context.ruleset)
     letters = full.take(JOKER * full.count(JOKER))
     after = changed(state, created=event, context=context, bag=letters, notes=notes)
     return _remember(after, recorded, "GameCreated")
-
-
-def _open(state: GameState) -> None:
-    if state.ended is not None:
-        raise _Ignore("game_ended", f"the game has ended ({state.ended})")
 
 
 def _plan(state: GameState) -> draws.DrawPlan:
@@ -105,22 +89,12 @@ def _plan(state: GameState) -> draws.DrawPlan:
     size = context.settings.draw_size
     plan = draws.plan_draw("", state.bag, size, NO_RULE, context.ruleset.vowels)
     if not isinstance(plan, draws.DrawPlan):
-        raise _Ignore(plan.code, plan.message)
+        raise Ignore(plan.code, plan.message)
     return plan
 
 
 def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
-    _open(state)
-    expected = len(state.rounds) + 1
-    if event.round != expected:
-        raise _Ignore("wrong_round", f"the next group to draw is round {expected}'s")
-    current = state.current
-    if current is not None and not current.closed:
-        raise _Ignore(
-            "round_not_closed", f"round {current.number} is not closed: close it before drawing"
-        )
-    if state.over is not None:
-        raise _Ignore("game_over", state.over)
+    check_next_draw(state, event, "the next group to draw is round {expected}'s")
     context = state.context
     assert context is not None
     plan = _plan(state)
@@ -128,7 +102,7 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
         plan, "", state.bag, event.drawn, event.rejected, context.ruleset.vowels
     )
     if problems:
-        raise _Ignore(problems[0].code, "; ".join(p.message for p in problems))
+        raise Ignore(problems[0].code, "; ".join(p.message for p in problems))
     new_round = RoundState(
         number=event.round,
         board=state.board,
@@ -144,14 +118,14 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
 
 
 def _open_round(state: GameState, number: int, player_id: str) -> RoundState:
-    _open(state)
+    check_open(state)
     found = state.round(number)
     if found is None:
-        raise _Ignore("round_not_drawn", f"round {number} has not been drawn")
+        raise Ignore("round_not_drawn", f"round {number} has not been drawn")
     if found.closed:
-        raise _Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
+        raise Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
     if player_id not in state.players:
-        raise _Ignore("unknown_player", f"{player_id} has not joined this game")
+        raise Ignore("unknown_player", f"{player_id} has not joined this game")
     return found
 
 
@@ -169,7 +143,7 @@ def _with_player(state: GameState, rnd: RoundState, player: PlayerRound) -> Game
 def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -> GameState:
     rnd = _open_round(state, event.round, event.player_id)
     if event.part > 2 or (event.part == 2 and not rnd.last):
-        raise _Ignore(
+        raise Ignore(
             "part_not_allowed",
             f"part {event.part}: one submission a round; in the last round two, part 1 with"
             " the stock's two letters and part 2 with the group (rule 8)",
@@ -184,7 +158,7 @@ def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) 
     rnd = _open_round(state, event.round, event.player_id)
     player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
     if player.replacement is not None:
-        raise _Ignore(
+        raise Ignore(
             "replacement_declared",
             f"{event.player_id} already declared {player.replacement.text!r} in round"
             f" {event.round}: a recorded replacement can never be changed (rule 9)",
@@ -203,7 +177,7 @@ def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) 
 def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
     player = rnd.players.get(player_id)
     if player is None or not any(r.part == part for r in player.received):
-        raise _Ignore(
+        raise Ignore(
             f"nothing_to_{what}",
             f"{player_id} has no submission (part {part}) in round {rnd.number} to {what}",
         )
@@ -237,16 +211,16 @@ def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded)
 
 
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
-    raise _Ignore("no_top", "every player plays their own board: an anticipation round has no top")
+    raise Ignore("no_top", "every player plays their own board: an anticipation round has no top")
 
 
 def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameState:
-    _open(state)
+    check_open(state)
     rnd = state.round(event.round)
     if rnd is None:
-        raise _Ignore("round_not_drawn", f"round {event.round} has not been drawn")
+        raise Ignore("round_not_drawn", f"round {event.round} has not been drawn")
     if rnd.closed:
-        raise _Ignore("round_closed", f"round {event.round} is already closed")
+        raise Ignore("round_closed", f"round {event.round} is already closed")
     sheets = {p: closed_sheet(sheet_of(state, p), rnd, rnd.players.get(p)) for p in state.players}
     over = state.over
     if not state.bag:
@@ -270,19 +244,19 @@ def _known_event(state: GameState, event_id: str) -> str | None:
 
 
 def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
-    _open(state)
+    check_open(state)
     for rnd in state.rounds:
         for i, decision in enumerate(rnd.decisions):
             if decision.event_id != event.event_id:
                 continue
             if rnd.closed:
-                raise _Ignore(
+                raise Ignore(
                     "round_closed",
                     f"round {rnd.number} is closed: its decisions can no longer be revoked",
                     rnd.number,
                 )
             if not decision.standing:
-                raise _Ignore("already_revoked", f"{event.event_id} was already revoked",
+                raise Ignore("already_revoked", f"{event.event_id} was already revoked",
                               rnd.number)  # fmt: skip
             decisions = list(rnd.decisions)
             decisions[i] = changed(decision, revoked_by=recorded.event_id or "revoked")
@@ -292,13 +266,13 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
             return _remember(_with_round(state, rnd), recorded, "DecisionRevoked")
     known = _known_event(state, event.event_id)
     if known is not None:
-        raise _Ignore(
+        raise Ignore(
             "not_a_decision",
             f"{event.event_id} is a {known}, not a decision ({', '.join(DECISIONS)})"
             + (": a recorded replacement can never be changed (rule 9)"
                if known == "ReplacementDeclared" else ""),
         )  # fmt: skip
-    raise _Ignore("unknown_event", f"no decision {event.event_id} in this game")
+    raise Ignore("unknown_event", f"no decision {event.event_id} in this game")
 
 
 _HANDLERS = {

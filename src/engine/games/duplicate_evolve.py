@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.bag import Bag
 from engine.games import draws
+from engine.games.context import GameContext
 from engine.games.events import (
     DECISIONS,
     DecisionRevoked,
@@ -52,8 +53,9 @@ submission is judged and the computer's top searched (its context, `engine.games
 and in the chosen letter a top takes from the stock (`rounds.laid_from`)."""
 
 
-class _Ignore(Exception):
-    """Raised inside evolve's handlers: the event is kept as ignored for this reason."""
+class Ignore(Exception):
+    """Raised inside evolve's handlers (of every variant that folds its own events): the event
+    is kept as ignored for this reason."""
 
     def __init__(self, code: str, message: str, round_number: int | None = None) -> None:
         self.code = code
@@ -67,16 +69,16 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
     counted = changed(state, events=state.events + 1, last_seq=recorded.seq)
     try:
         if isinstance(event, Undecodable):
-            raise _Ignore("undecodable", f"not readable: {event.error}")
+            raise Ignore("undecodable", f"not readable: {event.error}")
         if not isinstance(event, GameCreated) and counted.created is None:
-            raise _Ignore("no_game", "the game has no GameCreated before this event")
+            raise Ignore("no_game", "the game has no GameCreated before this event")
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            raise _Ignore(
+            raise Ignore(
                 "wrong_stream", f"{type(event).__name__} does not belong to a duplicate game"
             )
         return handler(counted, event, recorded)
-    except _Ignore as why:
+    except Ignore as why:
         note = Note(
             recorded.seq,
             recorded.event_id,
@@ -98,14 +100,11 @@ def _remember(state: GameState, recorded: Recorded, type_name: str) -> dict[str,
 
 def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
     if state.created is not None:
-        raise _Ignore("game_exists", "the game was already created; a game has one GameCreated")
+        raise Ignore("game_exists", "the game was already created; a game has one GameCreated")
     if event.variant not in FOLDED:
-        raise _Ignore("variant_not_supported", f"the {event.variant} variant is not played yet")
+        raise Ignore("variant_not_supported", f"the {event.variant} variant is not played yet")
     context = state.resolve(event)
-    notes = state.notes
-    for problem in context.settings.problems:
-        notes = (*notes, Note(recorded.seq, recorded.event_id, "GameCreated", "bad_setting",
-                              f"{problem}; the default stands", None, ignored=False))  # fmt: skip
+    notes = (*state.notes, *setting_notes(context, recorded))
     return changed(
         state,
         created=event,
@@ -116,15 +115,24 @@ def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameSt
     )
 
 
-def _open(state: GameState) -> None:
+def setting_notes(context: GameContext, recorded: Recorded) -> tuple[Note, ...]:
+    """One note per unusable setting of GameCreated (kept, reported; the default stands)."""
+    return tuple(
+        Note(recorded.seq, recorded.event_id, "GameCreated", "bad_setting",
+             f"{problem}; the default stands", None, ignored=False)
+        for problem in context.settings.problems
+    )  # fmt: skip
+
+
+def check_open(state: GameState) -> None:
     if state.ended is not None:
-        raise _Ignore("game_ended", f"the game has ended ({state.ended})")
+        raise Ignore("game_ended", f"the game has ended ({state.ended})")
 
 
 def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameState:
-    _open(state)
+    check_open(state)
     if event.player_id in state.players:
-        raise _Ignore("player_exists", f"player {event.player_id} has already joined")
+        raise Ignore("player_exists", f"player {event.player_id} has already joined")
     return changed(
         state,
         players={**state.players, event.player_id: event},
@@ -132,18 +140,24 @@ def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameSt
     )
 
 
-def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
-    _open(state)
+def check_next_draw(state: GameState, event: RackDrawn, expected_text: str) -> None:
+    """A draw must be the next round's, after the current one closed, in a game not over;
+    `expected_text` names the next round (`{expected}` stands for its number)."""
+    check_open(state)
     expected = len(state.rounds) + 1
     if event.round != expected:
-        raise _Ignore("wrong_round", f"the next round to draw is round {expected}")
+        raise Ignore("wrong_round", expected_text.format(expected=expected))
     current = state.current
     if current is not None and not current.closed:
-        raise _Ignore(
+        raise Ignore(
             "round_not_closed", f"round {current.number} is not closed: close it before drawing"
         )
     if state.over is not None:
-        raise _Ignore("game_over", state.over)
+        raise Ignore("game_over", state.over)
+
+
+def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
+    check_next_draw(state, event, "the next round to draw is round {expected}")
     context = state.context
     assert context is not None
     settings = context.settings
@@ -155,12 +169,12 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
         context.ruleset.vowels,
     )
     if not isinstance(plan, draws.DrawPlan):
-        raise _Ignore(plan.code, plan.message)
+        raise Ignore(plan.code, plan.message)
     problems = draws.check_manual_draw(
         plan, state.leftover, state.bag, event.drawn, event.rejected, context.ruleset.vowels
     )
     if problems:
-        raise _Ignore(problems[0].code, "; ".join(p.message for p in problems))
+        raise Ignore(problems[0].code, "; ".join(p.message for p in problems))
     new_round = RoundState(
         number=event.round,
         board=state.board,
@@ -176,18 +190,18 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
 
 
 def _open_round(state: GameState, number: int) -> RoundState:
-    _open(state)
+    check_open(state)
     found = state.round(number)
     if found is None:
-        raise _Ignore("round_not_drawn", f"round {number} has not been drawn")
+        raise Ignore("round_not_drawn", f"round {number} has not been drawn")
     if found.closed:
-        raise _Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
+        raise Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
     return found
 
 
 def _known_player(state: GameState, player_id: str) -> None:
     if player_id not in state.players:
-        raise _Ignore("unknown_player", f"{player_id} has not joined this game")
+        raise Ignore("unknown_player", f"{player_id} has not joined this game")
 
 
 def _with_round(state: GameState, rnd: RoundState) -> GameState:
@@ -200,7 +214,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
     rnd = _open_round(state, event.round)
     _known_player(state, event.player_id)
     if event.part > 1 and not rnd.last:
-        raise _Ignore(
+        raise Ignore(
             "part_not_allowed",
             f"part {event.part}: several submissions in one round only in the last round",
         )
@@ -222,7 +236,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
 def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
     player = rnd.players.get(player_id)
     if player is None or not any(r.part == part for r in player.received):
-        raise _Ignore(
+        raise Ignore(
             f"nothing_to_{what}",
             f"{player_id} has no submission (part {part}) in round {rnd.number} to {what}",
         )
@@ -288,7 +302,7 @@ def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameS
     judged = judge_sequence(state, rnd, event.move)
     if not all(j.valid for j in judged):
         problem = next(j for j in judged if not j.valid).problems[0]
-        raise _Ignore("not_a_top", f"{event.move} is not a valid move here: {problem.message}")
+        raise Ignore("not_a_top", f"{event.move} is not a valid move here: {problem.message}")
     context = state.context
     assert context is not None
     if context.settings.top_source == "players":
@@ -296,7 +310,7 @@ def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameS
         if tops and sequence_of(judged) not in {p.sequence for p in tops}:
             best = tops[0].score
             moves = ", ".join(player_text(p) for p in tied_moves(rnd))
-            raise _Ignore(
+            raise Ignore(
                 "not_a_top",
                 f"{event.move} is not a top of round {event.round}: the top score is {best},"
                 f" reached by {moves}",
@@ -358,26 +372,26 @@ def _known_event(state: GameState, event_id: str) -> str | None:
 
 
 def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
-    _open(state)
+    check_open(state)
     found = _find_decision(state, event.event_id)
     if found is None:
         known = _known_event(state, event.event_id)
         if known is not None:
-            raise _Ignore(
+            raise Ignore(
                 "not_a_decision",
                 f"{event.event_id} is a {known}, not a decision ({', '.join(DECISIONS)})",
             )
-        raise _Ignore("unknown_event", f"no decision {event.event_id} in this game")
+        raise Ignore("unknown_event", f"no decision {event.event_id} in this game")
     rnd, index = found
     decision = rnd.decisions[index]
     if rnd.closed:
-        raise _Ignore(
+        raise Ignore(
             "round_closed",
             f"round {rnd.number} is closed: its decisions can no longer be revoked",
             rnd.number,
         )
     if not decision.standing:
-        raise _Ignore("already_revoked", f"{event.event_id} was already revoked", rnd.number)
+        raise Ignore("already_revoked", f"{event.event_id} was already revoked", rnd.number)
     decisions = list(rnd.decisions)
     decisions[index] = changed(decision, revoked_by=recorded.event_id or "revoked")
     rnd = changed(rnd, decisions=tuple(decisions))
@@ -391,11 +405,11 @@ def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> Game
     created = state.created
     assert created is not None
     if created.draw != "seeded":
-        raise _Ignore("not_seeded", "this game's draws are manual: there is no seed to reveal")
+        raise Ignore("not_seeded", "this game's draws are manual: there is no seed to reveal")
     if state.seed is not None:
-        raise _Ignore("seed_revealed", "the seed was already revealed")
+        raise Ignore("seed_revealed", "the seed was already revealed")
     if draws.seed_commitment(event.seed) != created.seed_commitment:
-        raise _Ignore(
+        raise Ignore(
             "seed_mismatch", "this seed does not hash to the commitment recorded in GameCreated"
         )
     notes = state.notes
@@ -419,7 +433,7 @@ def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> Game
 
 
 def _ended(state: GameState, event: GameEnded, recorded: Recorded) -> GameState:
-    _open(state)
+    check_open(state)
     return changed(state, ended=event.reason, game_events=_remember(state, recorded, "GameEnded"))
 
 
