@@ -126,9 +126,20 @@ def demo_command(
             export_parquet(opened, export, points=table)
         svg = target / "final-board.svg"
         last_game = _draw_final_board(opened, replayed, svg)
+        variants = _variants(opened, replayed)
     out.print()
     show_season(season, [r.tournament for r in replayed], season_standings(replayed, table), table)
-    _next_steps(target, db, verified.last_seq, verified.last_hash, export, svg, last_game, replayed)
+    _next_steps(
+        target,
+        db,
+        verified.last_seq,
+        verified.last_hash,
+        export,
+        svg,
+        last_game,
+        replayed,
+        variants,
+    )
     out.print(f"\n(the demo took {time.monotonic() - started:.1f} s)")
 
 
@@ -146,6 +157,17 @@ def _draw_final_board(opened: EventStore, replayed: tuple[TournamentResult, ...]
     return game_id
 
 
+def _variants(opened: EventStore, replayed: tuple[TournamentResult, ...]) -> dict[str, str]:
+    """The first game of each variant in the season (read from each game's `GameCreated`)."""
+    found: dict[str, str] = {}
+    for result in replayed:
+        for game_id in result.tournament.games:
+            created = opened.read_stream(f"game/{game_id}", up_to_version=1)
+            if created:
+                found.setdefault(created[0].payload.get("variant", "duplicate"), game_id)
+    return found
+
+
 def _next_steps(
     target: Path,
     db: str,
@@ -155,16 +177,25 @@ def _next_steps(
     svg: Path,
     game_id: str,
     replayed: tuple[TournamentResult, ...],
+    variants: dict[str, str],
 ) -> None:
     first = replayed[0].tournament
-    tries = (
+    tries = [
         (f"arbitru tournament standings {first.tournament_id}", "a tournament's standings"),
         (f"arbitru game replay {game_id} --round 5", "the board after round 5"),
         (f"arbitru game results {game_id} --round 5", "every score of round 5 explained"),
         (f"arbitru game standings {game_id}", "a game's standings"),
+    ]
+    if "completiv" in variants:
+        tries.append((f"arbitru game results {variants['completiv']} --round 2",
+                      "completiv: the letter each player took"))  # fmt: skip
+    if "anticipation" in variants:
+        tries.append((f"arbitru game replay {variants['anticipation']} --player p02",
+                      "anticipation: a player's own board"))  # fmt: skip
+    tries += [
         ("arbitru ledger verify", "check the hash chain again"),
         ("arbitru season standings --points FILE", "another ranking-points table"),
-    )
+    ]
     standings = export / "standings" / "**" / "*.parquet"
     sql = (
         f"SELECT name, sum(ranking_points) AS points FROM read_parquet('{standings}', "

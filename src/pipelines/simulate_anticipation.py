@@ -10,111 +10,77 @@ as if it had applied; the game then judges them against the group drawn (rule 10
 round a player first lays their stock's two tiles, then the group. Jokers are searched as the
 letter they were taken for, so that a search never has a free joker in a group of 7.
 
-Draws are seeded or by hand from the 98 letters. `Scenario.incidents` asks for the arbiter's
-acts in given rounds: `annul` (a submission whose player replaced a letter, rule 9), `penalty`,
-`late`. The same scenario and seed always record the same events.
+The game is driven as `pipelines.simulate_game` drives a duplicate one (same creation, clock,
+roster and end), with the rounds of this variant. Draws are seeded or by hand from the 98
+letters. `Scenario.incidents` asks for the arbiter's acts and players' mishaps in given
+rounds: `annul` (a submission whose player replaced a letter, rule 9), `annul_revoked` (any
+counted submission, the annulment revoked on appeal), `penalty`, `late`, `resubmit` (a
+weaker move handed in first, then the one meant) and `correct` (an unreadable slip, read by
+the arbiter). The same scenario and seed always record the same events.
 """
 
 from __future__ import annotations
 
-import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from engine.board import Board
-from engine.games import draws
 from engine.games.anticipation_rules import sheet_of
 from engine.games.commands import (
     Annul,
     CloseRound,
     Command,
-    CreateGame,
+    Correct,
     DeclareReplacement,
     DrawRack,
-    EndGame,
-    Penalise,
-    Player,
-    RevealSeed,
     Submit,
 )
-from engine.games.state import GameState
-from engine.movegen import MoveGenerator, ScoredMove
+from engine.movegen import ScoredMove
 from engine.notation import Move, format_move
 from engine.rack import RackError
 from engine.tiles import JOKER
 from engine.verdict import check_move
 from ledger import EventStore
-from pipelines.game_service import dictionary_ref, execute, load_game, resolve_context
-from pipelines.simulate import Players, SimulatedPlayer, make_players
-from pipelines.simulate_game import ANNUL_REASONS, PENALTY_REASON, Played, Scenario
+from pipelines.simulate import SimulatedPlayer
+from pipelines.simulate_game import (
+    ANNUL_REASONS,
+    CORRECTION_REASON,
+    Played,
+    Scenario,
+    _Game,
+)
 
 BALANCE_VOWELS = "AEI"
 BALANCE_CONSONANTS = "RSTNC"
 """The letters a simulated player asks a joker to stand for (the commonest of each kind)."""
 
 
+@dataclass(frozen=True)
 class _Plan:
     """What a player means to do in a round: the replacement written (if any), the group and
     stock they believe they hold, and the letter their joker stands for."""
 
-    def __init__(self, text: str | None, group: str, stock: str, joker_for: str | None) -> None:
-        self.text = text
-        self.group = group
-        self.stock = stock
-        self.joker_for = joker_for
+    text: str | None
+    group: str
+    stock: str
+    joker_for: str | None
 
 
-class _Game:
-    def __init__(self, store: EventStore, scenario: Scenario) -> None:
-        self.store = store
-        self.scenario = scenario
-        self.rng = random.Random(scenario.seed)
-        self.players = make_players(scenario.players, self.rng)
-        self.secret = f"{scenario.game_id}-{scenario.seed}-{self.rng.getrandbits(64):016x}"
-        self.happened: dict[str, list[int]] = {}
-
+class _AnticipationGame(_Game):
     def run(self) -> Played:
-        s = self.scenario
-        seeded = s.draw == "seeded"
-        self._do([
-            CreateGame(
-                game_id=s.game_id, variant="anticipation",
-                players=tuple(Player(p.player_id, p.name) for p in self.players),
-                tournament_id=s.tournament_id, title=s.title, dictionary=dictionary_ref(None),
-                draw=s.draw, seed_commitment=draws.seed_commitment(self.secret) if seeded else None,
-                actor=s.arbiter, received_at=s.start - timedelta(minutes=30),
-            )
-        ])  # fmt: skip
-        state = self._state()
-        assert state.created is not None
-        context = resolve_context(state.created)
+        self._create()
+        context = self._state().context
+        assert context is not None
         self.ruleset = context.ruleset
         self.dictionary = context.dictionary
-        self.sim = Players(self.players, context.ruleset, context.dictionary, self.rng)
-        self.generator = MoveGenerator(context.ruleset, context.dictionary)
+        self.sim = self.players_class(self.players, context.ruleset, context.dictionary, self.rng)
         number = 0
         while self._state().bag:
             number += 1
-            self._round(number)
-        at = s.start + number * s.round_gap
-        end: list[Command] = [RevealSeed(self.secret, actor=s.arbiter, received_at=at)]
-        end = end if seeded else []
-        end.append(EndGame(f"all {number} groups played", actor=s.arbiter, received_at=at))
-        self._do(end)
-        return Played(
-            self.players, number, {k: tuple(sorted(set(v))) for k, v in self.happened.items()}
-        )
+            self._play_round(number)
+        return self._end(number, f"all {number} groups played")
 
-    def _state(self) -> GameState:
-        return load_game(self.store, self.scenario.game_id).state
-
-    def _do(self, commands: list[Command]) -> None:
-        execute(self.store, self.scenario.game_id, commands)
-
-    def _note(self, kind: str, number: int) -> None:
-        self.happened.setdefault(kind, []).append(number)
-
-    def _round(self, number: int) -> None:
+    def _play_round(self, number: int) -> None:
         s = self.scenario
         drawn_at = s.start + (number - 1) * s.round_gap
         deadline = drawn_at + s.think_time
@@ -127,8 +93,9 @@ class _Game:
         state = self._state()
         rnd = state.current
         assert rnd is not None
-        wanted = s.incidents.get(number, ())
+        wanted = list(s.incidents.get(number, ()))
         commands: list[Command] = []
+        to_correct: list[Correct] = []
         for i, player in enumerate(self.players):
             sheet = sheet_of(state, player.player_id)
             plan = self._plan(player, rnd.drawn, sheet.stock, number)
@@ -146,17 +113,37 @@ class _Game:
             if late:
                 arrival = deadline + timedelta(seconds=self.rng.randint(5, 90))
                 self._note("late", number)
-            texts = self._texts(player, sheet.board, plan, rnd.last)
+            written = self._texts(player, sheet.board, plan, rnd.last)
+            if written and not late and not rnd.last:
+                ((part, text, move),) = written
+                if "resubmit" in wanted:
+                    wanted.remove("resubmit")
+                    early = self._weaker(player, sheet.board, plan)
+                    commands.append(Submit(
+                        number, player.player_id, early, part, actor=s.arbiter, source=slip,
+                        received_at=drawn_at + (arrival - drawn_at) / 2,
+                    ))  # fmt: skip
+                    self._note("superseded", number)
+                elif "correct" in wanted:
+                    wanted.remove("correct")
+                    written = [(part, self.sim.scrawl(move), move)]
+                    to_correct.append(Correct(
+                        number, player.player_id, text, CORRECTION_REASON, part,
+                        actor=s.arbiter, received_at=deadline + timedelta(seconds=30),
+                    ))  # fmt: skip
+                    self._note("correction", number)
             commands += [
                 Submit(number, player.player_id, text, part, actor=s.arbiter, source=slip,
                        received_at=arrival + timedelta(seconds=part))
-                for part, text in texts
+                for part, text, _ in written
             ]  # fmt: skip
-            if rnd.last and len(texts) == 2:
+            if rnd.last and len(written) == 2:
                 self._note("two_parts", number)
         self._do(commands)
         after = deadline + timedelta(seconds=30)
-        self._decisions(wanted, number, after)
+        if to_correct:
+            self._do(to_correct)
+        self._decisions(tuple(wanted), number, after)
         self._do([CloseRound(number, actor=s.arbiter, received_at=after + timedelta(seconds=60))])
 
     def _plan(self, player: SimulatedPlayer, group: str, stock: str, number: int) -> _Plan:
@@ -192,14 +179,14 @@ class _Game:
 
     def _texts(
         self, player: SimulatedPlayer, board: Board, plan: _Plan, last: bool
-    ) -> list[tuple[int, str]]:
-        """(part, text) of a player's submissions: in the last round, the stock first."""
+    ) -> list[tuple[int, str, Move]]:
+        """(part, text, move) of a player's submissions: in the last round, the stock first."""
         texts = []
         if last:
             found = self._moves(board, plan.stock)
             if found and self.rng.random() < 0.8:
                 chosen = self.sim._choose(player.habits, found)
-                texts.append((1, self._write(player, chosen.move)))
+                texts.append((1, self._write(player, chosen.move), chosen.move))
                 board = board.with_tiles(
                     (t.row, t.col, t.cell)
                     for t in check_move(board, chosen.move, self.ruleset, self.dictionary).tiles
@@ -207,16 +194,25 @@ class _Game:
         found = self._moves(board, plan.group)
         if found:
             chosen = self.sim._choose(player.habits, found)
-            real = plan.group.count(plan.joker_for) - 1 if plan.joker_for else 0
-            written = self._write(player, chosen.move, plan.joker_for, board, real)
-            texts.append((2 if last else 1, written))
+            written = self._write_group(player, chosen.move, plan, board)
+            texts.append((2 if last else 1, written, chosen.move))
         return texts
+
+    def _weaker(self, player: SimulatedPlayer, board: Board, plan: _Plan) -> str:
+        """A weaker move of the group, handed in first by a player who then changes their mind."""
+        found = self._moves(board, plan.group)
+        first = found[min(len(found) - 1, self.rng.randint(3, 30))]
+        return self._write_group(player, first.move, plan, board)
+
+    def _write_group(self, player: SimulatedPlayer, move: Move, plan: _Plan, board: Board) -> str:
+        real = plan.group.count(plan.joker_for) - 1 if plan.joker_for else 0
+        return self._write(player, move, plan.joker_for, board, real)
 
     def _moves(self, board: Board, tiles: str) -> list[ScoredMove]:
         """Every move of the tiles on the board, best first; none when the tiles a player
         believes they hold are more copies of a letter than the game has."""
         try:
-            return self.generator.moves(board, tiles) if tiles else []
+            return self.sim.generator.moves(board, tiles) if tiles else []
         except RackError:
             return []
 
@@ -244,27 +240,26 @@ class _Game:
         return text
 
     def _decisions(self, wanted: tuple[str, ...], number: int, at: datetime) -> None:
-        arbiter = self.scenario.arbiter
-        rnd = self._state().current
-        assert rnd is not None
-        replaced = sorted(
-            p for p, pr in rnd.players.items()
-            if pr.score > 0 and pr.replacement is not None and pr.replacement.applied
-        )  # fmt: skip
-        if "annul" in wanted and replaced:
-            player = replaced[self.rng.randrange(len(replaced))]
-            self._do([Annul(number, player, ANNUL_REASONS[0], actor=arbiter, received_at=at)])
-            self._note("annul", number)
-        if "penalty" in wanted:
-            player = self.rng.choice(sorted(rnd.players))
-            self._do([Penalise(number, player, 10, PENALTY_REASON, actor=arbiter,
-                               received_at=at)])  # fmt: skip
-            self._note("penalty", number)
+        """`annul` hits a player who replaced a letter (the replacement stands, rule 9); the
+        other decisions are taken as in a duplicate game."""
+        if "annul" in wanted:
+            rnd = self._state().current
+            assert rnd is not None
+            replaced = sorted(
+                p for p, pr in rnd.players.items()
+                if pr.score > 0 and pr.replacement is not None and pr.replacement.applied
+            )  # fmt: skip
+            if replaced:
+                player = replaced[self.rng.randrange(len(replaced))]
+                arbiter = self.scenario.arbiter
+                self._do([Annul(number, player, ANNUL_REASONS[0], actor=arbiter, received_at=at)])
+                self._note("annul", number)
+        super()._decisions(tuple(k for k in wanted if k != "annul"), number, at)
 
 
 def play(store: EventStore, scenario: Scenario) -> Played:
     """Record a whole simulated anticipation game in `store` (which must not hold it yet)."""
-    return _Game(store, scenario).run()
+    return _AnticipationGame(store, replace(scenario, variant="anticipation")).run()
 
 
 __all__ = ["Scenario", "play"]

@@ -6,7 +6,9 @@ each round's draw (by hand from the bag, or derived from a committed seed), ever
 arrival time and source, the arbiter's decisions and each round's close. `Scenario.incidents`
 asks for the arbiter's acts a fixture needs in given rounds (an annulment, one revoked on
 appeal, a penalty, a slip to correct, a late slip, a change of mind); equal tops are settled with
-a TopChosen whenever they happen. The same scenario and seed always record the same events.
+a TopChosen whenever they happen. `Scenario.roster` gives the players (a season's, with their
+habits); without it they are made from the seed. The same scenario and seed always record the
+same events.
 """
 
 from __future__ import annotations
@@ -70,7 +72,6 @@ class Scenario:
     round_gap: timedelta = timedelta(minutes=5)
     arbiter: str = "arbitru-principal"
     incidents: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
-    variant: str = "duplicate"
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,10 @@ class Played:
 
 
 class _Game:
-    """One simulated game being recorded (`players`: how its simulated players search, the
-    completiv ones with a letter from the stock, `pipelines.simulate_completiv`)."""
+    """One simulated game being recorded (`players_class`: how its simulated players search,
+    the completiv ones with a letter from the stock, `pipelines.simulate_completiv`; the
+    anticipation game keeps the creation, clock, decisions and end and plays its own rounds,
+    `pipelines.simulate_anticipation`)."""
 
     players_class: type[Players] = Players
 

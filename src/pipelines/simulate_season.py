@@ -2,35 +2,43 @@
 
     plan_season(seed, tournaments, games, players) -> SeasonPlan
         What to play: a pool of players of every level (`pipelines.simulate.TIERS`), and per
-        tournament its name, dates, the players taking part (drawn from the pool) and its games,
-        each with its variant, start time, seed and the arbiter's incidents.
+        tournament its name, dates, variant, the players taking part (drawn from the pool) and
+        its games, each with its start time, seed and the arbiter's incidents.
     play_season(store, plan) -> SeasonPlayed
         Records it: each tournament's stream (`TournamentCreated`, `PlayerRegistered` for its
         players, `GameAdded` for its games), then each game played to the end through the
-        service layer (`pipelines.simulate_game.play`), as an arbiter's day would record it.
+        service layer by the simulated players of its variant (`PLAYS`), as an arbiter's day
+        would record it.
+    fixed_record(source, target, seed)
+        Copies the recorded season into an empty ledger with event ids drawn from the seed and
+        times of recording from the simulated clock, so that a seed always gives the same bytes.
 
-Games take the variants of `SEASON_VARIANTS` in turn: those whose simulated players can play a
-game through `simulate_game.play` with a season's roster and incidents. Completiv and
-anticipation have simulated players of their own (`simulate_completiv`, `simulate_anticipation`)
-that play single games; they join the season when they take a roster. Players keep their
-id across tournaments, so that season standings add up; their habits (skill, slips, late
-slips, second thoughts, unreadable writing) make the notation realistic, and some rounds get
-an arbiter's incident (an annulment, one revoked on appeal, a penalty, a correction, a late
-slip, a change of mind); one game in three draws its racks from a committed seed (revealed
-at the end), the others by hand from the bag. Everything is drawn from one
-`random.Random(seed)`: the same seed records the same events (payloads and meta, up to the
-event ids a revocation names; event ids, `recorded_at` and hashes are new).
+A federation's season, as the Romanian federation plays it, has competitions of each variant:
+tournament k plays `SEASON_VARIANTS[k % 3]` (classic duplicate, duplicat-completiv,
+anticipation with metagrams), all its games in that variant, so that a tournament's standings
+compare players on one kind of game. Players keep their id across tournaments, so that season
+standings add up; their habits (skill, slips, late slips, second thoughts, unreadable writing)
+make the notation realistic, and some rounds get an arbiter's incident (an annulment, one
+revoked on appeal, a penalty, a correction, a late slip, a change of mind; in completiv also
+a letter from the stock left unmarked, or one the stock no longer holds); one game in three
+draws its racks from a committed seed (revealed at the end), the others by hand from the bag.
+Everything is drawn from one `random.Random(seed)`: the same seed records the same events.
 """
 
 from __future__ import annotations
 
 import random
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from itertools import groupby
 
+from engine.games.events import format_time
 from ledger import EventStore, NewEvent
+from pipelines import simulate_anticipation, simulate_completiv, simulate_game
 from pipelines.simulate import SimulatedPlayer, make_players
-from pipelines.simulate_game import INCIDENTS, Played, Scenario, play
+from pipelines.simulate_game import INCIDENTS, Played, Scenario
 
 PLACES = (
     ("cupa-bucuresti", "Cupa Bucureștiului", "București"),
@@ -48,8 +56,20 @@ CLUBS = ("CS Litera", "Clubul Cuvântul", "CSM Scrabble Cluj", "Vocala Iași", "
 ARBITER = "arbitru-principal"
 GAMES_A_DAY = 3
 
-SEASON_VARIANTS = ("duplicate",)
-"""The variants a simulated season plays, in turn (see the module's docstring)."""
+SEASON_VARIANTS = ("duplicate", "completiv", "anticipation")
+"""The variants a simulated season's tournaments play, in turn (see the module's docstring)."""
+
+PLAYS: dict[str, Callable[[EventStore, Scenario], Played]] = {
+    "duplicate": simulate_game.play,
+    "completiv": simulate_completiv.play,
+    "anticipation": simulate_anticipation.play,
+}
+"""How a game of each variant is played by simulated players."""
+
+TITLES = {"duplicate": "", "completiv": " (duplicat-completiv)",
+          "anticipation": " (anticipație cu metagrame)"}  # fmt: skip
+COMPLETIV_INCIDENTS = ("unmarked", "rule_a")
+"""Completiv's own mishaps (`pipelines.simulate_completiv`), asked for besides `INCIDENTS`."""
 
 
 @dataclass(frozen=True)
@@ -96,11 +116,11 @@ def plan_season(
     rng = random.Random(seed)
     pool = make_players(players + players // 2, rng)
     clubs = {p.player_id: rng.choice(CLUBS) for p in pool}
-    variants = SEASON_VARIANTS
     months = _months(tournaments)
     planned: list[PlannedTournament] = []
     game_index = 0
     for t, (prefix, name, place) in enumerate(PLACES[:tournaments]):
+        variant = SEASON_VARIANTS[t % len(SEASON_VARIANTS)]
         tournament_id = f"{prefix}-{season}"
         starts_on = date(season, months[t], rng.randint(1, 20))
         days = (games + GAMES_A_DAY - 1) // GAMES_A_DAY
@@ -113,19 +133,18 @@ def plan_season(
             start = datetime.combine(starts_on, datetime.min.time(), UTC) + timedelta(
                 days=day, hours=9 + 2 * slot + slot // 2
             )
-            variant = variants[game_index % len(variants)]
             scenario = Scenario(
                 game_id=f"{short}-p{g + 1}",
                 players=len(roster),
                 seed=rng.getrandbits(32),
-                title=f"{name} {season}, partida {g + 1}",
+                title=f"{name} {season}, partida {g + 1}{TITLES[variant]}",
                 tournament_id=tournament_id,
                 variant=variant,
                 roster=roster,
                 draw="seeded" if game_index % 3 == 0 else "manual",
                 start=start,
                 arbiter=ARBITER,
-                incidents=_incidents(rng, game_index),
+                incidents=_incidents(rng, game_index, variant),
             )
             planned_games.append(PlannedGame(scenario))
             game_index += 1
@@ -143,17 +162,25 @@ def _months(count: int) -> list[int]:
     return [2 + (9 * i) // max(1, count) for i in range(count)]
 
 
-def _incidents(rng: random.Random, game_index: int) -> dict[int, tuple[str, ...]]:
+def _incidents(rng: random.Random, game_index: int, variant: str) -> dict[int, tuple[str, ...]]:
     """A few arbiter's incidents in the early rounds of a game: two taken in turn from
-    `INCIDENTS` (so that three games hold every kind), and up to two more at random."""
+    `INCIDENTS` (so that three games hold every kind), and up to two more at random; in
+    completiv, each of its own mishaps in a few rounds too (they happen where they fit)."""
     kinds = [INCIDENTS[(2 * game_index + i) % len(INCIDENTS)] for i in range(2)]
     kinds += [rng.choice(INCIDENTS) for _ in range(rng.randint(0, 2))]
     rounds = rng.sample(range(2, 12), len(kinds))
-    return {n: (kind,) for n, kind in sorted(zip(rounds, kinds, strict=True))}
+    incidents = {n: (kind,) for n, kind in sorted(zip(rounds, kinds, strict=True))}
+    if variant == "completiv":
+        for kind in COMPLETIV_INCIDENTS:
+            for n in rng.sample(range(2, 20), 3):
+                incidents[n] = (*incidents.get(n, ()), kind)
+    return dict(sorted(incidents.items()))
 
 
 def _tournament_events(plan: SeasonPlan, tournament: PlannedTournament) -> list[NewEvent]:
-    meta = {"actor": ARBITER}
+    """The tournament's stream, recorded the morning it starts."""
+    morning = datetime.combine(tournament.starts_on, datetime.min.time(), UTC)
+    meta = {"actor": ARBITER, "received_at": format_time(morning + timedelta(hours=8))}
     return [
         NewEvent(
             "TournamentCreated",
@@ -193,5 +220,35 @@ def play_season(store: EventStore, plan: SeasonPlan, only: str | None = None) ->
             expected_version=0,
         )
         for game in tournament.games:
-            played[game.scenario.game_id] = play(store, game.scenario)
+            scenario = game.scenario
+            played[scenario.game_id] = PLAYS[scenario.variant](store, scenario)
     return SeasonPlayed(plan, played)
+
+
+def fixed_record(source: EventStore, target: EventStore, seed: int) -> None:
+    """Copy every event of `source` into the empty `target`, in order, with event ids drawn
+    from `seed` (a revocation naming the copy of its decision) and recorded at the simulated
+    time they were received (`meta.received_at`, never earlier than the event before, a
+    millisecond apart): the same seed then gives the same file, byte for byte, hashes
+    included. What a simulation records with the ledger's own ids and clock differs only
+    in those."""
+    rng = random.Random(f"arbitru simulate {seed}")
+    new_ids: dict[str, str] = {}
+    clock = datetime.min.replace(tzinfo=UTC)
+    for stream, run in groupby(source.iter_all(), key=lambda e: e.stream):
+        batch = []
+        for event in run:
+            new_ids[event.event_id] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            payload = event.payload
+            if "event_id" in payload:
+                payload = {**payload, "event_id": new_ids[payload["event_id"]]}
+            clock += timedelta(milliseconds=1)
+            if "received_at" in event.meta:
+                clock = max(clock, datetime.fromisoformat(event.meta["received_at"]))
+            batch.append(
+                NewEvent(
+                    event.type, payload, event.meta, new_ids[event.event_id], event.schema,
+                    f"{clock:%Y-%m-%dT%H:%M:%S.%f}Z",
+                )
+            )  # fmt: skip
+        target.append(stream, batch)

@@ -24,7 +24,7 @@ from ledger.jsonl import row_line
 from pipelines.game_common import DbOption, JsonOption, fail, store
 from pipelines.game_views import err, out
 from pipelines.output_file import OutputRefused, output_target, write_whole
-from pipelines.simulate_season import PLACES, plan_season, play_season
+from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.tournaments import (
     PointsTable,
     SeasonStanding,
@@ -215,10 +215,10 @@ def simulate_command(
 ) -> None:
     """Write a simulated season as a ledger export (JSON Lines).
 
-    Tournaments of several duplicate games, played to the end by simulated players of
-    different strength with the engine's move generator, with mistakes, late slips and the
-    arbiter's corrections. The same seed records the same events (event ids, times of
-    recording and hashes differ). Import it with `arbitru ledger import FILE`."""
+    Tournaments of several games (duplicate, completiv, anticipation in turn), played to the
+    end by simulated players of different strength with the engine's move generator, with
+    mistakes, late slips and the arbiter's corrections. The same seed and sizes write the same
+    file, byte for byte. Import it with `arbitru ledger import FILE`."""
     try:
         target = output_target(out_file)
     except OutputRefused as exc:
@@ -227,7 +227,8 @@ def simulate_command(
     plan = plan_season(seed, tournaments, games, players)
     with (
         tempfile.TemporaryDirectory(prefix="arbitru-simulate-") as scratch,
-        store(f"sqlite:///{Path(scratch) / 'season.db'}", create=True) as scratch_store,
+        store(f"sqlite:///{Path(scratch) / 'played.db'}", create=True) as scratch_store,
+        store(f"sqlite:///{Path(scratch) / 'season.db'}", create=True) as season_store,
     ):
         total = sum(len(t.games) for t in plan.tournaments)
         done = 0
@@ -236,7 +237,8 @@ def simulate_command(
             play_season(scratch_store, plan, only=tournament.tournament_id)
             done += len(tournament.games)
             err.print(f"  {done}/{total} games, {time.monotonic() - started:.0f} s")
-        rows = (row_line(row) for row in scratch_store.iter_rows())
+        fixed_record(scratch_store, season_store, seed)
+        rows = (row_line(row) for row in season_store.iter_rows())
         try:
             count = write_whole(rows, out_file, target)
         except OutputRefused as exc:

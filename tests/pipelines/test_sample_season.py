@@ -1,0 +1,197 @@
+"""The sample season shipped with Arbitru (`pipelines/data/sample-season.jsonl`, linked from
+fixtures/season/): restored into a fresh ledger it holds what its README says (four
+tournaments, one variant each, every variant played, the slips and the arbiter's acts), its
+moves are words of the default list, its season standings are the expected ones, and after
+`arbitru recompute` the Parquet export holds rows of every variant whose totals, read in
+DuckDB, are those of `arbitru game standings` for a game of each variant."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from engine.games.projections import round_results
+from ledger import EventStore
+from pipelines.cli import app
+from pipelines.game_service import load_game
+from pipelines.lexicons import default_sha256, load_dictionary
+from pipelines.simulate_season import SEASON_VARIANTS
+from pipelines.tournaments import read_tournaments
+
+runner = CliRunner()
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "season" / "sample-season.jsonl"
+EVENTS = 3777
+TOURNAMENTS = {
+    "cupa-bucuresti-2026": "duplicate",
+    "memorialul-cluj-2026": "completiv",
+    "open-iasi-2026": "anticipation",
+    "trofeul-timis-2026": "duplicate",
+}
+GAMES = {"duplicate": "cb26-p1", "completiv": "mc26-p1", "anticipation": "oi26-p1"}
+"""A game of each variant, whose export rows are checked against its standings."""
+TOTALS = {
+    "standings": "SELECT player_id, total FROM TABLE WHERE level = 'game' AND game_id = ? "
+    "ORDER BY 1",
+    "player_rounds": "SELECT player_id, sum(score) FROM TABLE WHERE game_id = ? GROUP BY 1 "
+    "ORDER BY 1",
+}
+"""A game's totals in the export, by player: as ranked, and added up round by round."""
+EXPECTED_SEASON = [
+    # rank, player, ranking points, (tournament, place) for each tournament played
+    (1, "p04", 3477, [("cupa", 1), ("memo", 5), ("open", 4), ("trof", 1)]),
+    (2, "p01", 3091, [("cupa", 3), ("memo", 6), ("open", 3), ("trof", 3)]),
+    (3, "p09", 2897, [("cupa", 5), ("memo", 3), ("open", 6), ("trof", 6)]),
+    (4, "p02", 2757, [("memo", 1), ("open", 1), ("trof", 4)]),
+    (5, "p03", 2577, [("cupa", 2), ("open", 2), ("trof", 2)]),
+    (6, "p07", 2136, [("memo", 4), ("open", 7), ("trof", 5)]),
+    (7, "p14", 1905, [("cupa", 6), ("memo", 8), ("trof", 10)]),
+    (8, "p10", 1875, [("cupa", 7), ("open", 9), ("trof", 9)]),
+    (8, "p13", 1875, [("cupa", 9), ("memo", 9), ("trof", 7)]),
+    (10, "p05", 1579, [("memo", 2), ("open", 5)]),
+    (11, "p06", 1389, [("cupa", 4), ("open", 8)]),
+    (12, "p11", 1291, [("memo", 7), ("trof", 8)]),
+    (13, "p12", 1170, [("cupa", 10), ("open", 10)]),
+    (14, "p15", 632, [("cupa", 8), ("trof", 12)]),
+    (15, "p18", 585, [("cupa", 11), ("memo", 10), ("open", 11)]),
+    (16, "p16", 0, [("cupa", 12), ("memo", 11)]),
+    (16, "p17", 0, [("memo", 12), ("open", 12), ("trof", 11)]),
+]
+
+
+def _cli(*args: str) -> Any:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.stderr or result.output
+    return json.loads(result.stdout) if "--json" in args else result.stdout
+
+
+@pytest.fixture(scope="module")
+def sample(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The sample season restored into a fresh SQLite ledger (every hash the same)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('sample') / 'sample.db'}"
+    report = _cli("ledger", "import", str(FIXTURE), "--db", url, "--require-same-hashes", "--json")
+    assert report["ok"] and report["imported"] == EVENTS and not report["hash_mismatches"]
+    return url
+
+
+@pytest.fixture(scope="module")
+def exported(sample: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The read models recomputed, then the Parquet export, through the CLI."""
+    _cli("recompute", "--db", sample, "--json")
+    out = tmp_path_factory.mktemp("export") / "season"
+    report = _cli("export", "--out", str(out), "--db", sample, "--json")
+    assert report["rows_from"] == "read models"
+    return out
+
+
+def _sql(out: Path, table: str, query: str, *params: object) -> list[tuple]:
+    source = (
+        f"read_parquet('{out / table}/**/*.parquet', hive_partitioning = true, "
+        "hive_types = {'season': 'VARCHAR'})"
+    )
+    return duckdb.execute(query.replace("TABLE", source), list(params)).fetchall()
+
+
+def test_the_shipped_sample_season_is_the_fixture_and_holds_what_its_readme_says(sample):
+    shipped = resources.files("pipelines.data").joinpath("sample-season.jsonl")
+    assert FIXTURE.read_bytes() == shipped.read_bytes()
+    statuses: dict[str, Counter[str]] = {v: Counter() for v in SEASON_VARIANTS}
+    types: Counter[str] = Counter()
+    rule_a = 0
+    with EventStore(sample) as store:
+        tournaments = read_tournaments(store)
+        assert [t.tournament_id for t in tournaments] == list(TOURNAMENTS)
+        assert [len(t.games) for t in tournaments] == [3, 3, 3, 3]
+        assert {t.season for t in tournaments} == {"2026"}
+        for t in tournaments:
+            for game_id in t.games:
+                game = load_game(store, game_id)
+                state = game.state
+                assert state.ended is not None and not state.bag
+                variant = state.created.variant
+                assert variant == TOURNAMENTS[t.tournament_id], game_id
+                types.update(e.type for e in game.stored)
+                for rnd in state.rounds:
+                    for player in round_results(state, rnd.number).players:
+                        for s in player.submissions:
+                            statuses[variant][s.status] += 1
+                            rule_a += any("rule a" in n for n in s.judgement.notes)
+    for variant in SEASON_VARIANTS:
+        for status in ("counted", "superseded", "late", "corrected"):
+            assert statuses[variant][status], (variant, status)
+    for status in ("unreadable", "annulled", "not_in_dictionary", "square_mismatch"):
+        assert statuses["duplicate"][status], status
+    assert statuses["completiv"]["completiv_letter_unmarked"] and rule_a
+    assert statuses["anticipation"]["tile_not_on_rack"]  # played after a replacement in error
+    for kind in ("PenaltyGiven", "DecisionRevoked", "TopChosen", "SeedRevealed",
+                 "ReplacementDeclared"):  # fmt: skip
+        assert types[kind], kind
+
+
+def test_the_sample_season_is_played_with_words_of_the_default_list(sample):
+    words = load_dictionary()
+    counted = 0
+    with EventStore(sample) as store:
+        for t in read_tournaments(store):
+            for game_id in t.games:
+                state = load_game(store, game_id).state
+                assert state.created.dictionary.sha256 == default_sha256()
+                for rnd in state.rounds:
+                    for player in round_results(state, rnd.number).players:
+                        for s in player.submissions:
+                            if s.status == "counted":
+                                counted += 1
+                                for word in s.judgement.verdict.words:
+                                    assert words.accepts(word.word), (game_id, s.text)
+    assert counted > 2000
+
+
+def test_the_sample_season_standings_are_the_expected_ones(sample):
+    shown = _cli("season", "standings", "--db", sample, "--json")
+    assert shown["tournaments"] == list(TOURNAMENTS)
+    got = [
+        (s["rank"], s["player_id"], s["points"],
+         [(t["tournament_id"][:4], t["place"]) for t in s["tournaments"]])
+        for s in shown["standings"]
+    ]  # fmt: skip
+    assert got == EXPECTED_SEASON
+
+
+def test_the_export_holds_every_variant_and_its_totals_are_the_game_standings(sample, exported):
+    for table in ("player_rounds", "rounds", "standings"):
+        variants = _sql(
+            exported, table, "SELECT DISTINCT variant FROM TABLE WHERE variant IS NOT NULL"
+        )
+        assert {v for (v,) in variants} == set(SEASON_VARIANTS), table
+    for variant, game in GAMES.items():
+        shown = _cli("game", "standings", game, "--db", sample, "--json")["standings"]
+        expected = sorted((s["player_id"], s["total"]) for s in shown)
+        for table, query in TOTALS.items():
+            assert _sql(exported, table, query, game) == expected, (variant, table)
+
+
+def test_anticipation_rows_have_the_common_group_and_no_top(sample, exported):
+    game = GAMES["anticipation"]
+    rounds = _sql(
+        exported, "rounds",
+        "SELECT round, rack, top_move, top_score, found_top FROM TABLE WHERE game_id = ? "
+        "ORDER BY round", game,
+    )  # fmt: skip
+    assert len(rounds) == 14
+    for number, rack, top_move, top_score, found_top in rounds:
+        drawn = _cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
+        assert rack == drawn["drawn"] and len(rack) == 7
+        assert (top_move, top_score, found_top) == (None, None, 0)
+    (rows,) = _sql(
+        exported, "player_rounds",
+        "SELECT count(*) FROM TABLE WHERE game_id = ? AND (top_score IS NOT NULL "
+        "OR pct_of_top IS NOT NULL OR solo)", game,
+    )  # fmt: skip
+    assert rows == (0,)
