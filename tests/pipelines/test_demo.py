@@ -85,3 +85,18 @@ def test_without_dir_the_demo_takes_the_next_free_arbitru_demo_folder(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert demo_folder(empty, tmp_path) == empty
+
+
+def test_every_command_the_demo_suggests_runs_on_its_ledger(demo):
+    folder, done = demo
+    db = f"sqlite:///{folder / 'ledger.db'}"
+    suggested = [
+        line.split("#")[0].split()[1:]
+        for line in done.stdout.splitlines()
+        if line.startswith("  arbitru ") and "FILE" not in line
+    ]
+    assert any("--player" in words for words in suggested)  # an anticipation player's board
+    assert len(suggested) >= 6
+    for words in suggested:
+        result = runner.invoke(app, [*words, "--db", db])
+        assert result.exit_code == 0, (words, result.output)

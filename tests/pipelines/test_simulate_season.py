@@ -66,12 +66,24 @@ def test_the_record_is_timed_by_the_simulated_clock(simulated):
 def test_players_keep_their_id_across_the_tournaments_of_a_season(simulated):
     _, events = simulated
     registered: dict[str, str] = {}
+    roster: dict[str, list[str]] = {}
     for e in events:
         if e["type"] == "PlayerRegistered":
             p = e["payload"]
             assert registered.setdefault(p["player_id"], p["name"]) == p["name"]
-    joined = {e["payload"]["player_id"] for e in events if e["type"] == "PlayerJoined"}
-    assert joined <= set(registered)
+            roster.setdefault(e["stream"].removeprefix("tournament/"), []).append(p["player_id"])
+    tournament_of = {
+        e["payload"]["game_id"]: e["payload"]["tournament_id"]
+        for e in events
+        if e["type"] == "GameCreated"
+    }
+    for game_id, tournament_id in tournament_of.items():  # every variant plays the roster
+        joined = [
+            e["payload"]["player_id"]
+            for e in events
+            if e["type"] == "PlayerJoined" and e["stream"] == f"game/{game_id}"
+        ]
+        assert joined == roster[tournament_id], game_id
 
 
 @pytest.mark.parametrize(
