@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -137,6 +136,8 @@ app = typer.Typer(
 
 def _show_version(wanted: bool) -> None:
     if wanted:
+        from importlib.metadata import PackageNotFoundError, version  # slow to import
+
         try:
             typer.echo(f"arbitru {version('arbitru')}")
         except PackageNotFoundError:
