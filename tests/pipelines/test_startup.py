@@ -15,8 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from pipelines import cli
+
+runner = CliRunner()
 
 ROOT = Path(__file__).parents[2]
 WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
@@ -25,6 +28,7 @@ GAME = ROOT / "fixtures" / "games" / "duplicate-game.jsonl"
 HEAVY = (
     "sqlalchemy", "alembic", "ledger.store", "ledger.database", "cryptography",
     "sqlalchemy.dialects.postgresql", "rich.progress", "pipelines.board_svg",
+    "pipelines.game_cli", "pipelines.game_decisions_cli", "pipelines.game_replace_cli",
 )  # fmt: skip
 
 # Runs the CLI, then prints (at exit) which of the heavy modules (or packages) it imported.
@@ -92,6 +96,16 @@ def test_writing_to_a_current_ledger_does_not_load_alembic(tmp_path, default_hom
 @pytest.mark.parametrize("name", sorted(cli.SUB_APPS))
 def test_the_root_help_shows_each_sub_apps_own_help(name):
     assert cli.load_sub_app(name).help == cli.SUB_APPS[name][1]
+
+
+def test_the_game_help_lists_every_game_command_in_order_and_a_typo_gets_a_suggestion():
+    assert all(callable(cli._attribute(where)) for where in cli.GAME_COMMANDS.values())
+    shown = runner.invoke(cli.app, ["game", "--help"], env={"COLUMNS": "100"}).stdout
+    commands = shown[shown.index("Commands") :].splitlines()
+    listed = [line.split()[1] for line in commands if line.startswith("│ ")]
+    assert listed == list(cli.GAME_COMMANDS)
+    typo = runner.invoke(cli.app, ["game", "standigns"], env={"COLUMNS": "100"})
+    assert typo.exit_code == 2 and "Did you mean 'standings'?" in typo.stderr
 
 
 def test_the_root_help_lists_every_sub_app_in_order_without_loading_them():
