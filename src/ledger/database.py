@@ -13,11 +13,14 @@ the last reader still tidies the `-wal` and `-shm` files away), and otherwise a 
 read-only connection: `immutable=1` when no `-wal` file holds committed events (nothing is
 created beside the file, no lock is taken), `mode=ro` when one does (its events must be read).
 An in-memory SQLite database is refused for writing: its events would vanish with the process.
+
+The schema revision is read with one plain query and compared with `REVISIONS`, so that
+opening a ledger that is already current never imports Alembic (a tenth of a second a
+command); Alembic is imported only to migrate.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,10 +29,6 @@ from typing import Any
 from urllib.parse import quote
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
@@ -43,6 +42,12 @@ APPEND_LOCK_KEY = 0x4172626974727531
 
 MIGRATE_LOCK_KEY = 0x4172626974727532
 """PostgreSQL advisory lock taken while migrating, so that concurrent first uses upgrade once."""
+
+REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+"""Every migration this code knows, oldest first (the scripts in `migrations_dir()`); the last
+is the schema it writes. A test keeps this equal to Alembic's own history of the scripts."""
+
+HEAD_REVISION = REVISIONS[-1]
 
 SQLITE_BUSY_TIMEOUT_S = 60.0
 """How long a SQLite writer waits for the write lock before giving up."""
@@ -227,6 +232,8 @@ def migrations_dir() -> Path:
 def migrations_config(connection: Connection | None = None) -> Any:
     """The Alembic configuration of the ledger, built in code: the scripts ship inside the
     package (`ledger.migrations`), so no alembic.ini or working directory is needed."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     config.set_main_option("path_separator", "os")
@@ -235,30 +242,30 @@ def migrations_config(connection: Connection | None = None) -> Any:
     return config
 
 
-@functools.cache
-def head_revision() -> str | None:
-    """The newest migration the installed code knows (read once per process)."""
-    return ScriptDirectory.from_config(migrations_config()).get_current_head()
-
-
 def current_revision(connection: Connection) -> str | None:
-    """The migration the database is at (`None` for an empty database)."""
-    return MigrationContext.configure(connection).get_current_revision()
+    """The migration the database is at (`None` for an empty database), read from Alembic's
+    version table as Alembic reads it."""
+    if not sa.inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.exec_driver_sql(
+        "SELECT version_num FROM alembic_version"
+    ).scalar_one_or_none()
 
 
 def upgrade(engine: Engine) -> tuple[str | None, str | None]:
     """Bring the database to the newest schema, under the write lock so that processes opening
     a fresh ledger at the same moment migrate it once. Returns (before, after) revisions."""
-    head = head_revision()
     with (
         _driver_errors(engine, "is not usable as an Arbitru ledger"),
         write_transaction(engine, MIGRATE_LOCK_KEY) as connection,
     ):
         before = current_revision(connection)
         _check_known(before)
-        if before != head:
+        if before != HEAD_REVISION:
+            from alembic import command
+
             command.upgrade(migrations_config(connection), "head")
-        return before, head
+        return before, HEAD_REVISION
 
 
 @contextmanager
@@ -309,7 +316,7 @@ def ensure_schema(engine: Engine) -> None:
     """Migrate before first use; a cheap check when the database is already current."""
     with _inspecting(engine) as connection:
         current = current_revision(connection)
-    if current == head_revision():
+    if current == HEAD_REVISION:
         return
     _check_known(current)
     upgrade(engine)
@@ -339,7 +346,7 @@ def _no_ledger_message(engine: Engine) -> str:
 
 def _check_known(current: str | None) -> None:
     """Refuse a database migrated by a newer Arbitru than this one."""
-    if current is not None and current not in _known_revisions():
+    if current is not None and current not in REVISIONS:
         raise DatabaseError(
             f"the database is at schema revision {current}, which this version of Arbitru "
             "does not know; upgrade Arbitru"
@@ -363,12 +370,6 @@ def unreachable(engine: Engine, exc: Exception) -> DatabaseError:
         f"cannot open the database {engine.url.render_as_string(hide_password=True)}: "
         f"{_first_line(exc)}; check the URL (--db or ARBITRU_DB) and {what}"
     )
-
-
-@functools.cache
-def _known_revisions() -> frozenset[str]:
-    scripts = ScriptDirectory.from_config(migrations_config())
-    return frozenset(rev.revision for rev in scripts.walk_revisions())
 
 
 def _first_line(exc: Exception) -> str:

@@ -10,13 +10,31 @@ that was hashed, so that no time-zone or precision conversion can change a hash.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 metadata = sa.MetaData()
 
-_json = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
-_uuid = sa.String(36).with_variant(postgresql.UUID(as_uuid=False), "postgresql")
+
+class _Json(sa.TypeDecorator[Any]):
+    """JSON, held as JSONB on PostgreSQL. The PostgreSQL type is looked up only on PostgreSQL:
+    importing SQLAlchemy's PostgreSQL dialect would cost every command reading a SQLite ledger
+    tens of milliseconds."""
+
+    impl = sa.JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import JSONB
+
+            return dialect.type_descriptor(JSONB())
+        return dialect.type_descriptor(sa.JSON())
+
+
+_json = _Json()
+_uuid = sa.String(36).with_variant(sa.UUID(as_uuid=False), "postgresql")
 _seq = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 events = sa.Table(

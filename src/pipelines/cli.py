@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -35,7 +34,7 @@ from pipelines.exits import (
 SUB_APPS: dict[str, tuple[str, str]] = {
     "engine": ("pipelines.engine_cli:engine_app", "The rules engine: score moves, find the top."),
     "game": (
-        "pipelines.game_cli:game_app",
+        "pipelines.cli:game_app",
         "Run a game (create, draw, submit, decide, close) and replay it.",
     ),
     # The ledger's app with the checkpoint and proof commands added (pipelines.proofs_cli).
@@ -80,18 +79,45 @@ SUB_COMMANDS: dict[str, tuple[str, str]] = {
 }
 """Top-level commands loaded on first use, like SUB_APPS: (`module:function`, its help)."""
 
+GAME_COMMANDS: dict[str, str] = {
+    "create": "pipelines.game_cli:create_command",
+    "join": "pipelines.game_cli:join_command",
+    "draw": "pipelines.game_cli:draw_command",
+    "submit": "pipelines.game_cli:submit_command",
+    "replace": "pipelines.game_replace_cli:replace_command",
+    "choose-top": "pipelines.game_decisions_cli:choose_top_command",
+    "annul": "pipelines.game_decisions_cli:annul_command",
+    "penalise": "pipelines.game_decisions_cli:penalise_command",
+    "correct": "pipelines.game_decisions_cli:correct_command",
+    "revoke": "pipelines.game_decisions_cli:revoke_command",
+    "close-round": "pipelines.game_cli:close_round_command",
+    "reveal-seed": "pipelines.game_cli:reveal_seed_command",
+    "end": "pipelines.game_cli:end_command",
+    "results": "pipelines.game_read_cli:results_command",
+    "standings": "pipelines.game_read_cli:standings_command",
+    "replay": "pipelines.game_read_cli:replay_command",
+}
+"""`arbitru game`'s commands (`module:function`), in the order its help lists them. Each is
+imported and turned into a command only when it runs: reading a game loads none of the
+modules that write one (its help loads them all)."""
+
 
 def _attribute(where: str) -> object:
     module, attribute = where.split(":")
     return getattr(import_module(module), attribute)
 
 
+def _command(name: str, where: str, *, completion: bool = True) -> click.Command:
+    """Command `name`, running the function at `where` (its module imported now)."""
+    single = typer.Typer(add_completion=completion)
+    single.command(name)(_attribute(where))
+    return typer.main.get_command(single)
+
+
 def load_sub_app(name: str) -> click.Command:
     """The command group of sub-app `name` (or the top-level command), importing its module."""
     if name in SUB_COMMANDS:
-        single = typer.Typer()
-        single.command(name)(_attribute(SUB_COMMANDS[name][0]))
-        command = typer.main.get_command(single)
+        command = _command(name, SUB_COMMANDS[name][0])
     else:
         command = typer.main.get_group(_attribute(SUB_APPS[name][0]))
     command.name = name
@@ -126,6 +152,29 @@ class _SubApps(TyperGroup):
             self._listing = False
 
 
+class _GameCommands(TyperGroup):
+    """`arbitru game`: its commands from `GAME_COMMANDS`, each loaded when first asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(GAME_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in GAME_COMMANDS and cmd_name not in self.commands:
+            where = GAME_COMMANDS[cmd_name]
+            self.commands[cmd_name] = _command(cmd_name, where, completion=False)
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in GAME_COMMANDS:  # a typo: "did you mean" needs them all
+            for name in GAME_COMMANDS:
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
+
+game_app = typer.Typer(help=SUB_APPS["game"][1], no_args_is_help=True, cls=_GameCommands)
+
 app = typer.Typer(
     name="arbitru",
     help="Record-keeping and arbitration for duplicate Scrabble tournaments.",
@@ -137,6 +186,8 @@ app = typer.Typer(
 
 def _show_version(wanted: bool) -> None:
     if wanted:
+        from importlib.metadata import PackageNotFoundError, version  # slow to import
+
         try:
             typer.echo(f"arbitru {version('arbitru')}")
         except PackageNotFoundError:

@@ -1,5 +1,6 @@
-"""`arbitru game`: run a game as an arbiter (create, draw, submit, decide, close, end); the
-views (replay, results, standings) are in `pipelines.game_read_cli`.
+"""`arbitru game`: run a game as an arbiter (create, draw, submit, close, end); the decisions
+are in `pipelines.game_decisions_cli`, the views (replay, results, standings) in
+`pipelines.game_read_cli`, and `pipelines.cli.GAME_COMMANDS` lists them all.
 
 Each command is translated into an engine command and handed to `pipelines.game_service`,
 which decides it on the game's recorded state and appends the events (or, with `--dry-run`,
@@ -36,13 +37,6 @@ from pipelines.game_common import (
     run,
     time_option,
 )
-from pipelines.game_decisions_cli import (
-    annul_command,
-    choose_top_command,
-    correct_command,
-    penalise_command,
-    revoke_command,
-)
 from pipelines.game_inputs import (
     InputError,
     PlayerSpec,
@@ -55,17 +49,11 @@ from pipelines.game_inputs import (
     read_seed,
     read_submissions_file,
 )
-from pipelines.game_read_cli import replay_command, results_command, standings_command
-from pipelines.game_replace_cli import replace_command
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
     ServiceError,
     dictionary_ref,
     stream_of,
-)
-
-game_app = typer.Typer(
-    help="Run a game (create, draw, submit, decide, close) and replay it.", no_args_is_help=True
 )
 
 SeedFileOption = Annotated[
@@ -411,24 +399,3 @@ def end_command(
     """End the game."""
     command = cmd.EndGame(reason=reason, actor=actor_of(actor))
     run(db, game, [command], dry_run=dry_run, as_json=as_json)
-
-
-for _name, _command in (
-    ("create", create_command),
-    ("join", join_command),
-    ("draw", draw_command),
-    ("submit", submit_command),
-    ("replace", replace_command),
-    ("choose-top", choose_top_command),
-    ("annul", annul_command),
-    ("penalise", penalise_command),
-    ("correct", correct_command),
-    ("revoke", revoke_command),
-    ("close-round", close_round_command),
-    ("reveal-seed", reveal_seed_command),
-    ("end", end_command),
-    ("results", results_command),
-    ("standings", standings_command),
-    ("replay", replay_command),
-):
-    game_app.command(_name)(_command)

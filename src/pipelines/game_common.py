@@ -18,7 +18,6 @@ from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
 from pipelines import inputs
-from pipelines.checkpoints import checkpoint_if_configured
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import CommandRefused, Game, ServiceError, execute, load_game
 
@@ -170,7 +169,10 @@ _SIGNED_AFTER = frozenset({"RoundClosed", "GameEnded"})
 def _checkpoint(opened: EventStore) -> None:
     """Sign a checkpoint after a round or a game ends, when `ARBITRU_CHECKPOINT_KEY` names a
     key. The closing events are recorded whatever happens here: a checkpoint that cannot be
-    made is a warning saying what to do, never a failure of the closing command."""
+    made is a warning saying what to do, never a failure of the closing command. Imported
+    here: signing loads `cryptography`, which no reading command needs."""
+    from pipelines.checkpoints import checkpoint_if_configured
+
     try:
         made = checkpoint_if_configured(opened)
     except LedgerError as exc:

@@ -23,6 +23,7 @@ from engine.games.projections import (
     Standing,
     SubmissionView,
     round_results,
+    round_top,
     standings,
 )
 from engine.games.state import Decision, GameState, Note, RoundTop
@@ -278,11 +279,9 @@ def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
 
 
 def top_total(state: GameState) -> int:
-    total = 0
-    for rnd in state.rounds:
-        top = round_results(state, rnd.number).top
-        total += top.score if top is not None else 0
-    return total
+    """The sum of the rounds' tops (an open round's as closing it now would place it)."""
+    tops = (round_top(state, rnd) for rnd in state.rounds)
+    return sum(top.score for top in tops if top is not None)
 
 
 def position_json(game_id: str, state: GameState, spot: Position, player: str | None) -> dict:

@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from engine.games.context import Judgement
 from engine.games.projections import (
@@ -27,7 +28,6 @@ from engine.games.projections import (
 from engine.games.state import Decision, GameState, RoundTop
 from engine.ruleset import Ruleset
 from ledger import RecordedEvent
-from pipelines.board_svg import board_svg
 from pipelines.board_view import board_table
 from pipelines.game_anticipation import own_boards_note, replacing_text, show_sheet
 from pipelines.game_completiv import show_player as show_completiv_player
@@ -345,10 +345,8 @@ def show_standings(game_id: str, state: GameState) -> None:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for row in standings(state):
         pct = f"{row.pct:.2f}" if row.pct is not None else "-"
-        table.add_row(
-            str(row.rank), escape(row.player_id), escape(row.name or ""), str(row.total),
-            str(row.solos), pct,
-        )  # fmt: skip
+        cells = (row.rank, row.player_id, row.name or "", row.total, row.solos, pct)
+        table.add_row(*(Text(str(cell)) for cell in cells))  # plain text: no markup to parse
     out.print(table)
     if note := dictionary_note(state):
         out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
@@ -376,7 +374,10 @@ def show_position(
 
 
 def write_svg(path: Path, spot: Position, ruleset: Ruleset, title: str) -> None:
-    """The board at the moment as an SVG file."""
+    """The board at the moment as an SVG file (its module, which loads the XML tools, imported
+    only here)."""
+    from pipelines.board_svg import board_svg
+
     svg = board_svg(spot.board, ruleset, [(t.row, t.col) for t in spot.last_move], title)
     path.write_text(svg, encoding="utf-8")
 

@@ -10,17 +10,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 Report = Callable[[str, int, int | None], None]
 """``report(step, done, total)``: the step under way, units done, and the total if known."""
@@ -41,6 +34,18 @@ def progress_on_stderr(show: bool) -> Iterator[Report]:
     if not show:
         yield quiet
         return
+    # Imported here: every command that loads a word list imports this module, and Rich's
+    # progress bars take tens of milliseconds to import.
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     console = Console(stderr=True)
     columns = (
         SpinnerColumn(),

@@ -7,18 +7,77 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
+from alembic import command
+from alembic.script import ScriptDirectory
 from ledger_helpers import game_created
 
 from ledger import EventStore
-from ledger.database import create_db_engine, head_revision, migrations_dir, upgrade
+from ledger.database import (
+    HEAD_REVISION,
+    REVISIONS,
+    create_db_engine,
+    migrations_config,
+    migrations_dir,
+    upgrade,
+    write_transaction,
+)
+from ledger.errors import DatabaseError
 
 
 def test_the_migration_scripts_are_found_without_a_working_directory() -> None:
     scripts = migrations_dir()
     assert (scripts / "env.py").is_file()
     assert (scripts / "script.py.mako").is_file()
-    assert head_revision() == "0005"
+    assert HEAD_REVISION == "0005"
+
+
+def test_the_revisions_the_ledger_knows_are_alembics_scripts_in_order() -> None:
+    """A new migration script must be added to `REVISIONS`: the ledger checks a database's
+    revision against that list without loading Alembic."""
+    scripts = ScriptDirectory.from_config(migrations_config())
+    assert tuple(reversed([s.revision for s in scripts.walk_revisions()])) == REVISIONS
+    assert scripts.get_current_head() == HEAD_REVISION
+
+
+@pytest.mark.parametrize("revision", REVISIONS[:-1])
+def test_opening_an_older_ledger_for_writing_migrates_it_to_the_head(
+    db_url: str, revision: str
+) -> None:
+    engine = create_db_engine(db_url)
+    try:
+        with write_transaction(engine) as connection:
+            command.upgrade(migrations_config(connection), revision)
+        with EventStore(db_url, upgrade=False) as store:
+            assert store.head().seq == 0  # readable as it is, and left as it is
+        with EventStore(db_url) as store:
+            store.append("game/g1", [game_created()])
+        with engine.connect() as connection:
+            rows = connection.exec_driver_sql("SELECT version_num FROM alembic_version")
+            assert rows.scalars().all() == [HEAD_REVISION]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("upgrading", [True, False])
+def test_a_ledger_from_a_newer_arbitru_is_refused_for_reading_and_writing(
+    db_url: str, upgrading: bool
+) -> None:
+    with EventStore(db_url):
+        pass
+    engine = create_db_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0099'")
+        with pytest.raises(DatabaseError) as refused:
+            EventStore(db_url, upgrade=upgrading).close()
+        assert str(refused.value) == (
+            "the database is at schema revision 0099, which this version of Arbitru does "
+            "not know; upgrade Arbitru"
+        )
+    finally:
+        engine.dispose()
 
 
 def test_first_use_creates_the_schema_with_its_triggers(db_url: str) -> None:

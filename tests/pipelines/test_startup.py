@@ -1,7 +1,10 @@
 """Start-up: a command imports only what it uses (issue 11).
 
 The ledger's SQLAlchemy and Alembic take most of a second to import; `arbitru --help` and the
-engine commands never need them, so they must never load them. The root help lists the
+engine commands never need them, so they must never load them. Commands reading a ledger load
+SQLAlchemy but not Alembic (the schema revision is one query; only migrating needs the
+migration tool), nor what only other commands use: signing keys (`cryptography`), SVG
+pictures, progress bars, the PostgreSQL dialect on a SQLite ledger. The root help lists the
 sub-apps from `cli.SUB_APPS` without importing them, so that list must say what each sub-app
 says of itself.
 """
@@ -12,21 +15,28 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from pipelines import cli
+
+runner = CliRunner()
 
 ROOT = Path(__file__).parents[2]
 WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
 BOARD = ROOT / "fixtures" / "boards" / "diluaram.txt"
-HEAVY = ("sqlalchemy", "alembic", "ledger.store", "ledger.database")
+GAME = ROOT / "fixtures" / "games" / "duplicate-game.jsonl"
+HEAVY = (
+    "sqlalchemy", "alembic", "ledger.store", "ledger.database", "cryptography",
+    "sqlalchemy.dialects.postgresql", "rich.progress", "pipelines.board_svg",
+    "pipelines.game_cli", "pipelines.game_decisions_cli", "pipelines.game_replace_cli",
+)  # fmt: skip
 
-# Runs the CLI, then prints (at exit) the heavy modules the process imported.
+# Runs the CLI, then prints (at exit) which of the heavy modules (or packages) it imported.
 PROBE = (
     "import atexit, json, sys\n"
     f"heavy = {HEAVY!r}\n"
-    "atexit.register(lambda: print('LOADED', json.dumps(sorted({m.split('.')[0] if "
-    "m.split('.')[0] != 'ledger' else m for m in sys.modules if m.startswith(heavy)})), "
-    "file=sys.stderr))\n"
+    "atexit.register(lambda: print('LOADED', json.dumps([h for h in heavy if any(m == h or "
+    "m.startswith(h + '.') for m in sys.modules)]), file=sys.stderr))\n"
     "from pipelines.cli import main\n"
     "main()\n"
 )
@@ -62,9 +72,40 @@ def test_ledger_commands_still_load_the_ledger_on_use(tmp_path):
     assert code == 0 and "sqlalchemy" in heavy and "alembic" in heavy
 
 
+def test_reading_a_game_loads_neither_alembic_nor_what_other_commands_use(tmp_path, default_home):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    code, heavy = loaded("ledger", "import", str(GAME), "--db", db, home=default_home)
+    assert code == 0 and "alembic" in heavy  # creating the ledger migrates it
+    for command in (
+        ["game", "standings", "cb26-p1"],
+        ["game", "standings", "cb26-p1", "--json"],
+        ["game", "results", "cb26-p1", "--round", "3"],
+        ["game", "replay", "cb26-p1"],
+    ):
+        code, heavy = loaded(*command, "--db", db, home=default_home)
+        assert code == 0 and heavy == ["sqlalchemy", "ledger.store", "ledger.database"], command
+
+
+def test_writing_to_a_current_ledger_does_not_load_alembic(tmp_path, default_home):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    assert loaded("db", "upgrade", "--db", db, home=default_home)[0] == 0
+    code, heavy = loaded("ledger", "import", str(GAME), "--db", db, home=default_home)
+    assert code == 0 and "sqlalchemy" in heavy and "alembic" not in heavy
+
+
 @pytest.mark.parametrize("name", sorted(cli.SUB_APPS))
 def test_the_root_help_shows_each_sub_apps_own_help(name):
     assert cli.load_sub_app(name).help == cli.SUB_APPS[name][1]
+
+
+def test_the_game_help_lists_every_game_command_in_order_and_a_typo_gets_a_suggestion():
+    assert all(callable(cli._attribute(where)) for where in cli.GAME_COMMANDS.values())
+    shown = runner.invoke(cli.app, ["game", "--help"], env={"COLUMNS": "100"}).stdout
+    commands = shown[shown.index("Commands") :].splitlines()
+    listed = [line.split()[1] for line in commands if line.startswith("│ ")]
+    assert listed == list(cli.GAME_COMMANDS)
+    typo = runner.invoke(cli.app, ["game", "standigns"], env={"COLUMNS": "100"})
+    assert typo.exit_code == 2 and "Did you mean 'standings'?" in typo.stderr
 
 
 def test_the_root_help_lists_every_sub_app_in_order_without_loading_them():
