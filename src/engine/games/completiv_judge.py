@@ -67,7 +67,7 @@ class CompletivContext(GameContext):
         if isinstance(move, NotationError):
             problem = Problem("unreadable", f"unreadable: {move.message}")
             return Judgement(text, None, None, (problem,), 0)
-        verdict = check_move(board, move, self.ruleset, self.dictionary, Rack(rack))
+        verdict = self.check(board, rack, move)
         beyond = beyond_rack(verdict, rack)
         chosen = move.chosen
         if chosen is None:
