@@ -108,18 +108,19 @@ class Board:
         """Tiles on the board by letter, jokers counted under `?` (cached: boards are frozen)."""
         counts = self.__dict__.get("_tile_counts")
         if counts is None:
+            cells = "".join(self.rows)
             counts = {}
-            for row in self.rows:
-                for cell in row:
-                    if cell != EMPTY:
-                        key = "?" if cell.islower() else cell
-                        counts[key] = counts.get(key, 0) + 1
+            for cell in dict.fromkeys(cells):
+                if cell != EMPTY:
+                    key = "?" if cell.islower() else cell
+                    counts[key] = counts.get(key, 0) + cells.count(cell)
             self.__dict__["_tile_counts"] = counts
         return counts
 
     def with_tiles(self, tiles: Iterable[tuple[int, int, str]]) -> Board:
         """A new board with cells set ((row, col, cell) with cell a letter, lowercase = joker)."""
-        grid = [list(row) for row in self.rows]
+        rows = list(self.rows)
         for row, col, cell in tiles:
-            grid[row][col] = cell
-        return Board(tuple("".join(row) for row in grid))
+            line = rows[row]
+            rows[row] = line[:col] + cell + line[col + 1 :]
+        return Board(tuple(rows))
