@@ -351,18 +351,18 @@ def _plain_move(text: str) -> Move | None:
     col = int(across_col if across else down_col)
     if not 1 <= col <= 99:
         return None
-    if "(" in written:
-        marked = _JOKER.sub(lambda m: "(", written)  # one character per tile
-        word = _JOKER.sub(lambda m: m.group(1), written)
+    if written.isupper() and "(" not in written:  # most moves: capitals, no joker
+        word, jokers = written, ()
     else:
-        marked = word = written
-    capitals = any(ch.isupper() for ch in marked)
-    jokers = tuple(i for i, ch in enumerate(marked) if ch == "(" or (capitals and ch.islower()))
+        marked = _JOKER.sub("(", written)  # one character per tile, "(" for a joker
+        word = _JOKER.sub(r"\1", written).upper()
+        capitals = marked != marked.lower()
+        jokers = tuple(i for i, ch in enumerate(marked) if ch == "(" or (capitals and ch.islower()))
     return Move(
         ord((row if across else down_row).upper()) - ord("A"),
         col - 1,
         across,
-        word.upper(),
+        word,
         jokers,
         None,
         int(claimed) if claimed is not None else None,

@@ -69,7 +69,7 @@ def _tile_set_errors(
             "no_tile_for_letter",
             f"{letter} has no tile: only a joker can stand for it, written ({letter})",
         )
-        for letter in sorted(k for k in needed if k != JOKER and k not in counts)
+        for letter in sorted(needed.keys() - counts.keys() - {JOKER})
     ]
     if len(tiles) > ruleset.rack_size:
         errors.append(

@@ -68,17 +68,17 @@ def check_move(
     valid = not errors
     earned = score.total if valid else 0
     return Verdict(
-        move=move,
-        valid=valid,
-        score=earned,
-        words=score.words,
-        bingo=score.bingo,
-        bonus=score.bonus,
-        tiles=placement.tiles,
-        errors=tuple(p.message for p in errors),
-        warnings=_claim_warnings(move, earned),
-        points_if_valid=score.total,
-        problems=tuple(errors),
+        move,
+        valid,
+        earned,
+        score.words,
+        score.bingo,
+        score.bonus,
+        placement.tiles,
+        tuple(p.message for p in errors),
+        _claim_warnings(move, earned),
+        score.total,
+        tuple(errors),
     )
 
 

@@ -191,9 +191,11 @@ def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState
     assert context is not None
     sheet = sheet_of(state, player.player_id)
     group, stock, joker_for = holdings(rnd, sheet, player)
-    board = sheet.board
+    board, laid = sheet.board, ()
     parts = []
     for part, entry, correction, late, annulled in standing_parts(rnd, player):
+        if laid:  # a later part is judged on the board the counted one before it left
+            board, laid = board.with_tiles((t.row, t.col, t.cell) for t in laid), ()
         from_stock = rnd.last and part == 1
         rack = stock if from_stock else group
         text = correction.text if correction is not None else entry.text
@@ -209,7 +211,7 @@ def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState
         score = judgement.score if code is None else 0
         parts.append(PartResult(part, entry, correction, judgement, late, code, score, board, rack))
         if code is None:
-            board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
+            laid = judgement.tiles
     player = changed(player, parts=tuple(parts))
     return changed(rnd, players={**rnd.players, player.player_id: player})
 

@@ -61,13 +61,20 @@ def standing_parts(
     """Each part the player sent: (part, the submission that counts, the correction applied
     to it, whether it came late, whether it is annulled). The submission that counts is the
     last received on time, else the last received."""
+    received, deadline = player.received, rnd.deadline
+    if len(received) == 1 and not rnd.decisions:  # most players' rounds: one slip, as it is
+        entry = received[0]
+        return (
+            []
+            if entry.correction
+            else [(entry.part, entry, None, is_late(entry.received_at, deadline), False)]
+        )
     annulled: set[int] | tuple[()] = ()
     corrections: set[str] | tuple[()] = ()
     if rnd.decisions:
         mine = [d for d in rnd.decisions if d.player_id == player.player_id and d.standing]
         annulled = {d.part for d in mine if d.type_name == "SubmissionAnnulled"}
         corrections = {d.event_id for d in mine if d.type_name == "SubmissionCorrected"}
-    received, deadline = player.received, rnd.deadline
     found = []
     for part in sorted({r.part for r in received}):
         originals = [r for r in received if r.part == part and not r.correction]
