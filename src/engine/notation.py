@@ -331,14 +331,17 @@ def _claim(s: _Scanner) -> int | None:
 _PLAIN = re.compile(
     r"\s*(?:[Pp](\d+)-[Tt](\d+)\s*[-:]\s*)?"  # an online game's prefix
     r"(?:([A-Za-z])(\d+)|(\d+)([A-Za-z]))(?:\s*:\s*|\s+)"  # across or down
-    r"((?:[A-Za-z]|\([A-Za-z]\))+)"  # the word, jokers in round brackets or lower case
+    r"((?:[A-Za-z]|\([A-Za-z]\)|\[(?:[A-Za-z]|\([A-Za-z]\))\])+)"  # jokers, completiv letter
     r"(?:\s*(?:=\s*)?(\d{1,6})\s*(?i:p|pt|pct|puncte|punct|points|pts)?)?\s*"  # the claim
 )
-"""The forms nearly every submission takes, read in one match: ASCII, no completiv mark, a
-claim if any as `= 52 p`. Whatever else a text holds, or a column out of range, is left to
-the scanner, which reads every form and says why a text is unreadable; both read these
-forms alike (tests/engine/test_notation.py checks it on generated texts)."""
-_JOKER = re.compile(r"\(([A-Za-z])\)")
+"""The forms nearly every submission takes, read in one match: ASCII, the completiv letter
+marked in the word if at all, a claim if any as `= 52 p`. Whatever else a text holds, or a
+column out of range, is left to the scanner, which reads every form and says why a text is
+unreadable; both read these forms alike (tests/engine/test_notation.py checks it on
+generated texts)."""
+_TILE = re.compile(r"(\[?)(?:\(([A-Za-z])\)|([A-Za-z]))")
+"""A tile of a word `_PLAIN` matched: whether it is the completiv letter, a joker's letter or
+a letter."""
 
 
 def _plain_move(text: str) -> Move | None:
@@ -351,20 +354,30 @@ def _plain_move(text: str) -> Move | None:
     col = int(across_col if across else down_col)
     if not 1 <= col <= 99:
         return None
-    if written.isupper() and "(" not in written:  # most moves: capitals, no joker
-        word, jokers = written, ()
+    if written.isupper() and "(" not in written and "[" not in written:  # most moves
+        word, jokers, chosen = written, (), None
     else:
-        marked = _JOKER.sub("(", written)  # one character per tile, "(" for a joker
-        word = _JOKER.sub(r"\1", written).upper()
-        capitals = marked != marked.lower()
-        jokers = tuple(i for i, ch in enumerate(marked) if ch == "(" or (capitals and ch.islower()))
+        tiles = _TILE.findall(written)
+        if sum(1 for bracket, _, _ in tiles if bracket) > 1:
+            return None
+        capitals = any(letter.isupper() for _, _, letter in tiles)
+        word = "".join(paren or letter for _, paren, letter in tiles).upper()
+        jokers = tuple(
+            i
+            for i, (_, paren, letter) in enumerate(tiles)
+            if paren or (capitals and letter.islower())
+        )
+        chosen = next(
+            (Chosen(word[i], i in jokers, i) for i, (bracket, _, _) in enumerate(tiles) if bracket),
+            None,
+        )
     return Move(
         ord((row if across else down_row).upper()) - ord("A"),
         col - 1,
         across,
         word,
         jokers,
-        None,
+        chosen,
         int(claimed) if claimed is not None else None,
         f"P{int(game)}-T{int(rnd)}" if game is not None else None,
     )
