@@ -36,7 +36,7 @@ class Board:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "size", len(self.rows))
-        object.__setattr__(self, "_empty", all(row.count(EMPTY) == len(row) for row in self.rows))
+        object.__setattr__(self, "_empty", not "".join(self.rows).strip(EMPTY))
 
     @classmethod
     def empty(cls, size: int = 15) -> Board:
@@ -108,18 +108,34 @@ class Board:
         """Tiles on the board by letter, jokers counted under `?` (cached: boards are frozen)."""
         counts = self.__dict__.get("_tile_counts")
         if counts is None:
+            cells = "".join(self.rows)
             counts = {}
-            for row in self.rows:
-                for cell in row:
-                    if cell != EMPTY:
-                        key = "?" if cell.islower() else cell
-                        counts[key] = counts.get(key, 0) + 1
+            for cell in dict.fromkeys(cells):
+                if cell != EMPTY:
+                    key = "?" if cell.islower() else cell
+                    counts[key] = counts.get(key, 0) + cells.count(cell)
             self.__dict__["_tile_counts"] = counts
         return counts
 
     def with_tiles(self, tiles: Iterable[tuple[int, int, str]]) -> Board:
-        """A new board with cells set ((row, col, cell) with cell a letter, lowercase = joker)."""
-        grid = [list(row) for row in self.rows]
+        """A new board with cells set ((row, col, cell) with cell a letter, lowercase = joker).
+
+        When this board's tiles were counted, the new board's count is this one's plus the
+        tiles laid on empty squares, rather than a count of every square again.
+        """
+        rows = list(self.rows)
+        counts = self.__dict__.get("_tile_counts")
+        counts = dict(counts) if counts is not None else None
         for row, col, cell in tiles:
-            grid[row][col] = cell
-        return Board(tuple("".join(row) for row in grid))
+            line = rows[row]
+            if counts is not None:
+                if line[col] == EMPTY and cell != EMPTY:
+                    key = "?" if cell.islower() else cell
+                    counts[key] = counts.get(key, 0) + 1
+                else:
+                    counts = None
+            rows[row] = line[:col] + cell + line[col + 1 :]
+        board = Board(tuple(rows))
+        if counts is not None:
+            board.__dict__["_tile_counts"] = counts
+        return board

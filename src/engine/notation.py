@@ -13,6 +13,7 @@ submission is still a record to keep.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from engine.tiles import fold
@@ -327,8 +328,68 @@ def _claim(s: _Scanner) -> int | None:
     return int(number)
 
 
+_PLAIN = re.compile(
+    r"\s*(?:[Pp](\d+)-[Tt](\d+)\s*[-:]\s*)?"  # an online game's prefix
+    r"(?:([A-Za-z])(\d+)|(\d+)([A-Za-z]))(?:\s*:\s*|\s+)"  # across or down
+    r"((?:[A-Za-z]|\([A-Za-z]\)|\[(?:[A-Za-z]|\([A-Za-z]\))\])+)"  # jokers, completiv letter
+    r"(?:\s*(?:=\s*)?(\d{1,6})\s*(?i:p|pt|pct|puncte|punct|points|pts)?)?\s*"  # the claim
+)
+"""The forms nearly every submission takes, read in one match: ASCII, the completiv letter
+marked in the word if at all, a claim if any as `= 52 p`. Whatever else a text holds, or a
+column out of range, is left to the scanner, which reads every form and says why a text is
+unreadable; both read these forms alike (tests/engine/test_notation.py checks it on
+generated texts)."""
+_TILE = re.compile(r"(\[?)(?:\(([A-Za-z])\)|([A-Za-z]))")
+"""A tile of a word `_PLAIN` matched: whether it is the completiv letter, a joker's letter or
+a letter."""
+
+
+def _plain_move(text: str) -> Move | None:
+    """The move of a text in the `_PLAIN` forms; None for any other text."""
+    found = _PLAIN.fullmatch(text) if text.isascii() else None
+    if found is None:
+        return None
+    game, rnd, row, across_col, down_col, down_row, written, claimed = found.groups()
+    across = row is not None
+    col = int(across_col if across else down_col)
+    if not 1 <= col <= 99:
+        return None
+    if written.isupper() and "(" not in written and "[" not in written:  # most moves
+        word, jokers, chosen = written, (), None
+    else:
+        tiles = _TILE.findall(written)
+        if sum(1 for bracket, _, _ in tiles if bracket) > 1:
+            return None
+        capitals = any(letter.isupper() for _, _, letter in tiles)
+        word = "".join(paren or letter for _, paren, letter in tiles).upper()
+        jokers = tuple(
+            i
+            for i, (_, paren, letter) in enumerate(tiles)
+            if paren or (capitals and letter.islower())
+        )
+        chosen = next(
+            (Chosen(word[i], i in jokers, i) for i, (bracket, _, _) in enumerate(tiles) if bracket),
+            None,
+        )
+    return Move(
+        ord((row if across else down_row).upper()) - ord("A"),
+        col - 1,
+        across,
+        word,
+        jokers,
+        chosen,
+        int(claimed) if claimed is not None else None,
+        f"P{int(game)}-T{int(rnd)}" if game is not None else None,
+    )
+
+
 def parse_move(text: str) -> Move | NotationError:
     """Read a submission such as `P19-T1 - H4: JU(C)ATOR = 52 p`."""
+    return _plain_move(text) or _scan_move(text)
+
+
+def _scan_move(text: str) -> Move | NotationError:
+    """`parse_move` character by character: every form, and why a text is unreadable."""
     s = _Scanner(text)
     try:
         s.skip_space()

@@ -69,7 +69,7 @@ def _tile_set_errors(
             "no_tile_for_letter",
             f"{letter} has no tile: only a joker can stand for it, written ({letter})",
         )
-        for letter in sorted(k for k in needed if k != JOKER and k not in counts)
+        for letter in sorted(needed.keys() - counts.keys() - {JOKER})
     ]
     if len(tiles) > ruleset.rack_size:
         errors.append(
@@ -79,19 +79,21 @@ def _tile_set_errors(
             )
         )
     on_board = board.tile_counts()
-    laid_and_lying = {
-        tile: n + on_board.get(tile, 0)
-        for tile, n in needed.items()
-        if tile == JOKER or tile in counts
-    }
-    errors.extend(
-        Problem(
-            "more_than_the_game_has",
-            f"the move lays {needed[tile]} {_name(tile, needed[tile])} but the game has {total}"
-            f" and {on_board.get(tile, 0)} already lie on the board",
+    full = Bag.full(ruleset).counts
+    if any(n + on_board.get(tile, 0) > full.get(tile, 0) for tile, n in needed.items()):
+        laid_and_lying = {
+            tile: n + on_board.get(tile, 0)
+            for tile, n in needed.items()
+            if tile == JOKER or tile in counts
+        }
+        errors.extend(
+            Problem(
+                "more_than_the_game_has",
+                f"the move lays {needed[tile]} {_name(tile, needed[tile])} but the game has"
+                f" {total} and {on_board.get(tile, 0)} already lie on the board",
+            )
+            for tile, _, total in Bag.full(ruleset).shortage(laid_and_lying)
         )
-        for tile, _, total in Bag.full(ruleset).shortage(laid_and_lying)
-    )
     chosen = move.chosen
     if chosen is not None:
         if not chosen.joker and chosen.letter not in ruleset.tile_counts:

@@ -43,5 +43,7 @@ class Rack:
         """Tiles on the rack by letter, `?` for jokers (cached: racks are frozen)."""
         counts = self.__dict__.get("_counts")
         if counts is None:
-            counts = self.__dict__["_counts"] = dict(Counter(self.letters))
+            letters = self.letters
+            counts = {tile: letters.count(tile) for tile in dict.fromkeys(letters)}
+            self.__dict__["_counts"] = counts
         return counts

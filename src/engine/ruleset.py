@@ -11,6 +11,7 @@ import hashlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -83,6 +84,12 @@ class Ruleset:
             for lf, wf in zip(self.letter_factor, self.word_factor, strict=True)
         )
         object.__setattr__(self, "premium_labels", labels)
+
+    def __hash__(self) -> int:
+        """A hash of a few scalar fields: equal rulesets hash equal, and the bag and move
+        generator caches keyed by ruleset (asked for every move judged) need not hash the
+        premium grids each time."""
+        return hash((self.name, self.sha256, self.board_size, self.rack_size, self.bingo_size))
 
     def value(self, letter: str) -> int:
         """Points of a real tile; letters without tiles (K, Q, W, Y) only come as jokers."""
@@ -243,10 +250,12 @@ def ruleset_from_toml(text: str) -> Ruleset:
     return parse_ruleset(data, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
+@cache
 def load_ruleset(name: str = "ro-frs") -> Ruleset:
     """A ruleset shipped with the engine, by name. The name is looked up among the shipped
     files, never joined into a path: a name too long for the file system, or one holding
-    `/`, is an unknown ruleset like any other."""
+    `/`, is an unknown ruleset like any other. Read once per process (rulesets are frozen):
+    every game a recompute folds asks for its ruleset again."""
     folder = resources.files("engine") / "rulesets"
     shipped = sorted(
         p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")

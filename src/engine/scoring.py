@@ -72,15 +72,15 @@ def _word_through(
 
 
 def _score_word(
-    board: Board,
+    rows: tuple[str, ...],
     laid: dict[tuple[int, int], Tile],
     run: list[tuple[int, int]],
     ruleset: Ruleset,
     main: bool,
 ) -> WordScore:
     values = ruleset.tile_values
-    rows = board.rows
-    names, premiums, new_square = SQUARE_NAMES, ruleset.premium_labels, tuple.__new__
+    letter_factor, word_factor = ruleset.letter_factor, ruleset.word_factor
+    names, premiums, new = SQUARE_NAMES, ruleset.premium_labels, tuple.__new__
     total = 0
     factor = 1
     squares = []
@@ -90,24 +90,15 @@ def _score_word(
         if cell != EMPTY:
             letter = cell.upper()
             points = values.get(cell, 0)  # a lowercase joker has no value
-            square = (names[r][c], letter, letter != cell, False, points, None)
+            squares.append(new(Square, (names[r][c], letter, letter != cell, False, points, None)))
         else:
-            tile = laid[r, c]
-            letter = tile.letter
-            lf = ruleset.letter_factor[r][c]
-            factor *= ruleset.word_factor[r][c]
-            points = 0 if tile.joker else values.get(letter, 0) * lf
-            square = (names[r][c], letter, tile.joker, True, points, premiums[r][c])
+            letter, joker = laid[r, c][2:]
+            factor *= word_factor[r][c]
+            points = 0 if joker else values.get(letter, 0) * letter_factor[r][c]
+            squares.append(new(Square, (names[r][c], letter, joker, True, points, premiums[r][c])))
         total += points
         letters.append(letter)
-        squares.append(new_square(Square, square))
-    return WordScore(
-        word="".join(letters),
-        squares=tuple(squares),
-        word_factor=factor,
-        score=total * factor,
-        main=main,
-    )
+    return new(WordScore, ("".join(letters), tuple(squares), factor, total * factor, main))
 
 
 def score_placement(board: Board, placement: Placement, ruleset: Ruleset) -> Score:
@@ -117,7 +108,7 @@ def score_placement(board: Board, placement: Placement, ruleset: Ruleset) -> Sco
     words = []
     main_run = _word_through(board.rows, laid, move.row, move.col, move.across)
     if len(main_run) >= 2:
-        words.append(_score_word(board, laid, main_run, ruleset, main=True))
+        words.append(_score_word(board.rows, laid, main_run, ruleset, True))
     rows, last = board.rows, board.size - 1
     for tile in placement.tiles:
         r, c = tile.row, tile.col
@@ -129,7 +120,7 @@ def score_placement(board: Board, placement: Placement, ruleset: Ruleset) -> Sco
             beside = (c > 0 and rows[r][c - 1] != EMPTY) or (c < last and rows[r][c + 1] != EMPTY)
         if beside:
             cross = _word_through(rows, laid, r, c, not move.across)
-            words.append(_score_word(board, laid, cross, ruleset, main=False))
+            words.append(_score_word(rows, laid, cross, ruleset, False))
     bingo = len(placement.tiles) == ruleset.bingo_size
     bonus = ruleset.bingo_bonus if bingo else 0
     return Score(tuple(words), bingo, bonus, sum(w.score for w in words) + bonus)

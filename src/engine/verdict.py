@@ -67,19 +67,29 @@ def check_move(
         )
     valid = not errors
     earned = score.total if valid else 0
-    warnings = []
-    if move.claimed is not None and move.claimed != earned:
-        warnings.append(f"claimed {move.claimed} points, computed {earned}")
     return Verdict(
-        move=move,
-        valid=valid,
-        score=earned,
-        words=score.words,
-        bingo=score.bingo,
-        bonus=score.bonus,
-        tiles=placement.tiles,
-        errors=tuple(p.message for p in errors),
-        warnings=tuple(warnings),
-        points_if_valid=score.total,
-        problems=tuple(errors),
+        move,
+        valid,
+        earned,
+        score.words,
+        score.bingo,
+        score.bonus,
+        placement.tiles,
+        tuple(p.message for p in errors),
+        _claim_warnings(move, earned),
+        score.total,
+        tuple(errors),
     )
+
+
+def _claim_warnings(move: Move, earned: int) -> tuple[str, ...]:
+    if move.claimed is not None and move.claimed != earned:
+        return (f"claimed {move.claimed} points, computed {earned}",)
+    return ()
+
+
+def as_written(verdict: Verdict, move: Move) -> Verdict:
+    """The verdict on `move`, given the verdict on a move laying the same tiles that differs
+    from it only in what was written beside it (an online game's prefix, a claimed score):
+    only the move and the claim's warning change."""
+    return verdict._replace(move=move, warnings=_claim_warnings(move, verdict.score))

@@ -60,3 +60,12 @@ def test_board_with_more_tiles_of_a_letter_than_the_game_has_is_refused(ruleset)
         Board.parse(rows(r7=".......ZZ......")).check_tiles(ruleset)
     with pytest.raises(BoardError, match="3 jokers on the board, the game has 2"):
         Board.parse(rows(r7="....abc........")).check_tiles(ruleset)
+
+
+def test_a_board_made_from_a_counted_one_counts_its_tiles_as_a_fresh_count_does():
+    board = Board.empty().with_tiles([(7, 7, "A"), (7, 8, "b")])
+    assert board.tile_counts() == {"A": 1, "?": 1}
+    laid = board.with_tiles([(8, 7, "A"), (9, 7, "c")])
+    assert laid.tile_counts() == Board(laid.rows).tile_counts() == {"A": 2, "?": 2}
+    replaced = board.with_tiles([(7, 7, "Z")])  # a tile over another: counted afresh
+    assert replaced.tile_counts() == Board(replaced.rows).tile_counts() == {"Z": 1, "?": 1}

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine import notation
 from engine.notation import (
     Chosen,
     Move,
@@ -213,3 +214,39 @@ def test_parse_never_raises_on_arbitrary_text(text):
     for result in (move, replacement):
         if isinstance(result, NotationError):
             assert 1 <= result.position <= len(text) + 1
+
+
+def _written(usual: tuple[str, ...], unusual: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """One part of a move as written: mostly a usual form, now and then an unusual one."""
+    return st.sampled_from(usual * 6 + unusual)
+
+
+_WRITTEN = st.tuples(
+    _written(("", "P19-T1 - ", "p2-t3:"), ("P1-T1 – ", "P1-T ", "P1-", "P1 ")),
+    _written(("H8", "8H", "h8", "o15", "15A"), ("A0", "H100", "8 H", "H08", "P1", "1p", "Ș8")),
+    _written((": ", " : ", ":", " "), ("  ", "\t", "", "::")),
+    st.lists(
+        _written(
+            ("V", "a", "R", "(C)", "(c)", "[J]", "[j]", "[(C)]"), ("x", "[", "]", "(", "Ă", "5")
+        ),
+        max_size=8,
+    ),
+    _written(
+        ("", "= 52 p", "=52", " 52", "52p", " = 7 PUNCTE"),
+        (" 1234567", " (52 p)", "= 52 p.", " +J", " +(C)", " p", "=", " 52 de puncte"),
+    ),
+    _written(("", " "), ("\n", "x")),
+).map(lambda parts: "".join((*parts[:3], "".join(parts[3]), *parts[4:])))
+"""Moves as written: mostly the usual forms, with something unusual here and there."""
+
+
+@given(_WRITTEN)
+def test_the_forms_read_in_one_match_are_read_as_the_scanner_reads_them(text):
+    # parse_move reads the usual forms with one regular expression and leaves the rest to
+    # the scanner: both must give the same move for every text the expression accepts.
+    assert parse_move(text) == notation._scan_move(text)
+
+
+@given(st.text(alphabet="H8P1-T:( )=5pVARAvac+[]\t.Ș", max_size=24))
+def test_any_text_is_read_as_the_scanner_reads_it(text):
+    assert parse_move(text) == notation._scan_move(text)

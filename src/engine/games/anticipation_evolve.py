@@ -136,8 +136,7 @@ def _with_round(state: GameState, rnd: RoundState) -> GameState:
 
 
 def _with_player(state: GameState, rnd: RoundState, player: PlayerRound) -> GameState:
-    rnd = changed(rnd, players={**rnd.players, player.player_id: player})
-    return _with_round(state, settle(state, rnd, player.player_id))
+    return _with_round(state, settle(state, rnd, player))
 
 
 def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -> GameState:
@@ -148,7 +147,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
             f"part {event.part}: one submission a round; in the last round two, part 1 with"
             " the stock's two letters and part 2 with the group (rule 8)",
         )
-    player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
+    player = rnd.player(event.player_id)
     entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
                      recorded.received_at, recorded.source)  # fmt: skip
     return _with_player(state, rnd, changed(player, received=(*player.received, entry)))
@@ -156,7 +155,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
 
 def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) -> GameState:
     rnd = _open_round(state, event.round, event.player_id)
-    player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
+    player = rnd.player(event.player_id)
     if player.replacement is not None:
         raise Ignore(
             "replacement_declared",
@@ -185,7 +184,7 @@ def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
 
 def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState:
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return _with_round(state, settle(state, rnd, decision.player_id or ""))
+    return _with_round(state, settle(state, rnd, rnd.player(decision.player_id or "")))
 
 
 def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
@@ -262,7 +261,7 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
             decisions[i] = changed(decision, revoked_by=recorded.event_id or "revoked")
             rnd = changed(rnd, decisions=tuple(decisions))
             if decision.player_id is not None:
-                rnd = settle(state, rnd, decision.player_id)
+                rnd = settle(state, rnd, rnd.player(decision.player_id))
             return _remember(_with_round(state, rnd), recorded, "DecisionRevoked")
     known = _known_event(state, event.event_id)
     if known is not None:

@@ -27,16 +27,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from engine.board import Board
 from engine.games.context import GameContext, Judgement
-from engine.games.rounds import is_late
+from engine.games.rounds import standing_parts
 from engine.games.state import (
     GameState,
     PartResult,
     PlayerRound,
-    Received,
     RoundState,
     changed,
 )
@@ -184,58 +183,37 @@ def holdings(rnd: RoundState, sheet: Sheet, player: PlayerRound) -> tuple[str, s
     return rnd.drawn, sheet.stock, None
 
 
-_NEVER = datetime.min.replace(tzinfo=UTC)
-
-
-def _latest(entries: list[Received]) -> Received:
-    """The submission received last (by arrival time, then by record order)."""
-    return max(reversed(entries), key=lambda r: r.received_at or _NEVER)
-
-
-def settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
-    """The player's parts judged again on their own board, with their group (and, in the last
-    round's part 1, their stock), after any change to what they sent or a decision."""
+def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState:
+    """The round with the player's parts judged again on their own board, with their group
+    (and, in the last round's part 1, their stock), after any change to what they sent or a
+    decision."""
     context = state.context
     assert context is not None
-    sheet = sheet_of(state, player_id)
-    player = rnd.players.get(player_id) or PlayerRound(player_id)
+    sheet = sheet_of(state, player.player_id)
     group, stock, joker_for = holdings(rnd, sheet, player)
-    mine = [d for d in rnd.decisions if d.player_id == player_id and d.standing]
-    annulled = {d.part for d in mine if d.type_name == "SubmissionAnnulled"}
-    corrections = {d.event_id for d in mine if d.type_name == "SubmissionCorrected"}
-    board = sheet.board
+    board, laid = sheet.board, ()
     parts = []
-    for part in sorted({r.part for r in player.received}):
-        originals = [r for r in player.received if r.part == part and not r.correction]
-        if not originals:
-            continue
-        on_time = [r for r in originals if not is_late(r.received_at, rnd.deadline)]
-        entry = _latest(on_time or originals)
-        position = player.received.index(entry)
-        correction = None
-        for later in player.received[position + 1 :]:
-            if later.correction and later.part == part and later.event_id in corrections:
-                correction = later
+    for part, entry, correction, late, annulled in standing_parts(rnd, player):
+        if laid:  # a later part is judged on the board the counted one before it left
+            board, laid = board.with_tiles((t.row, t.col, t.cell) for t in laid), ()
         from_stock = rnd.last and part == 1
         rack = stock if from_stock else group
         text = correction.text if correction is not None else entry.text
         judgement = judge(context, board, rack, text, None if from_stock else joker_for)
-        if not on_time:
+        if late:
             code: str | None = "late"
-        elif part in annulled:
+        elif annulled:
             code = "annulled"
         elif not judgement.valid:
             code = judgement.problems[0].code
         else:
             code = None
         score = judgement.score if code is None else 0
-        parts.append(
-            PartResult(part, entry, correction, judgement, not on_time, code, score, board, rack)
-        )
+        parts.append(PartResult(part, entry, correction, judgement, late, code, score, board, rack))
         if code is None:
-            board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
+            laid = judgement.tiles
     player = changed(player, parts=tuple(parts))
-    return changed(rnd, players={**rnd.players, player_id: player})
+    return changed(rnd, players={**rnd.players, player.player_id: player})
 
 
 def _left(tiles: str, laid: tuple[Tile, ...]) -> str:

@@ -113,7 +113,7 @@ def player_sheet(state: GameState, player_id: str) -> PlayerSheet:
     lines = []
     total = 0
     for rnd in state.rounds:
-        player = rnd.players.get(player_id) or PlayerRound(player_id)
+        player = rnd.player(player_id)
         line = _line(rnd, sheet, player)
         lines.append(line)
         total += line.score - line.penalty
@@ -136,7 +136,7 @@ def own_position(state: GameState, player_id: str) -> tuple[Board, str, tuple[Ti
     current = state.current
     if current is None or current.closed:
         return sheet.board, "", sheet.last_move
-    player = current.players.get(player_id) or PlayerRound(player_id)
+    player = current.player(player_id)
     group, _, _ = holdings(current, sheet, player)
     board, last_move = sheet.board, sheet.last_move
     for part in player.parts:

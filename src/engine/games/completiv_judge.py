@@ -23,7 +23,7 @@ stock holds (the joker last), each search bounded below by the best score found 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from engine.bag import Bag
 from engine.board import Board
@@ -62,12 +62,22 @@ def beyond_rack(verdict: Verdict, rack: str) -> Counter[str]:
 class CompletivContext(GameContext):
     """A completiv game's context: judging with the chosen letter, the top over the stock."""
 
+    _stocks: dict[tuple[tuple[str, ...], str], Bag] = field(default_factory=dict, repr=False)
+
+    def stock(self, board: Board, rack: str) -> Bag:
+        """`stock_of` the board and drawn rack (cached: every player of a round has the same)."""
+        key = (board.rows, rack)
+        found = self._stocks.get(key)
+        if found is None:
+            found = self._stocks[key] = stock_of(self.ruleset, board, rack)
+        return found
+
     def _judge(self, board: Board, rack: str, text: str) -> Judgement:
         move = parse_move(text)
         if isinstance(move, NotationError):
             problem = Problem("unreadable", f"unreadable: {move.message}")
             return Judgement(text, None, None, (problem,), 0)
-        verdict = check_move(board, move, self.ruleset, self.dictionary, Rack(rack))
+        verdict = self.check(board, rack, move)
         beyond = beyond_rack(verdict, rack)
         chosen = move.chosen
         if chosen is None:
@@ -79,7 +89,7 @@ class CompletivContext(GameContext):
             return Judgement(text, move, verdict, verdict.problems, verdict.score, (note,))
         if beyond != Counter({tile: 1}):
             return Judgement(text, move, verdict, verdict.problems, verdict.score)
-        stock = stock_of(self.ruleset, board, rack)
+        stock = self.stock(board, rack)
         if stock.count(tile):
             note = f"{mark} chosen from the stock ({stock.count(tile)} there) and laid"
             return Judgement(text, move, verdict, verdict.problems, verdict.score, (note,))
@@ -145,7 +155,7 @@ class CompletivContext(GameContext):
 
     def top(self, board: Board, rack: str) -> Top:
         """The best moves of the drawn rack completed with any one letter of the stock."""
-        stock = stock_of(self.ruleset, board, rack)
+        stock = self.stock(board, rack)
         choices = sorted(stock.counts, key=lambda t: (t == JOKER, t)) or [""]
         best = 0
         found: dict[tuple, ScoredMove] = {}

@@ -2,7 +2,8 @@
 
 A context is built once per game from its GameCreated (`context_for`); the pipelines find the
 dictionary the game names. Judging a submission's text on a board and rack is cached here, so
-that a replay judges each distinct (board, rack, text) once however many players wrote it.
+that a replay judges each distinct (board, rack, text) once however many players wrote it,
+and checks each distinct move once however it was written.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from engine.placement import Tile
 from engine.problems import Problem
 from engine.rack import Rack
 from engine.ruleset import Ruleset, load_ruleset
-from engine.verdict import Verdict, check_move
+from engine.verdict import Verdict, as_written, check_move
 
 
 class Judgement(NamedTuple):
@@ -52,6 +53,7 @@ class GameContext:
     settings: GameSettings
     dictionary: Dictionary
     _judged: dict[Any, Judgement] = field(default_factory=dict, repr=False)
+    _checked: dict[Any, Verdict] = field(default_factory=dict, repr=False)
 
     def judge(self, board: Board, rack: str, text: str) -> Judgement:
         """Read and judge a submission's text on a board with a rack (cached)."""
@@ -66,7 +68,7 @@ class GameContext:
         if isinstance(move, NotationError):
             problem = Problem("unreadable", f"unreadable: {move.message}")
             return Judgement(text, None, None, (problem,), 0)
-        verdict = check_move(board, move, self.ruleset, self.dictionary, Rack(rack))
+        verdict = self.check(board, rack, move)
         if move.chosen is not None:
             mark = format_tile(move.chosen.letter, move.chosen.joker)
             problem = Problem(
@@ -76,6 +78,21 @@ class GameContext:
             )
             return Judgement(text, move, verdict, (problem, *verdict.problems), 0)
         return Judgement(text, move, verdict, verdict.problems, verdict.score)
+
+    def check(self, board: Board, rack: str, move: Move) -> Verdict:
+        """A parsed move checked on a board with a rack (`engine.verdict.check_move`), cached
+        by the tiles it lays: players write the same move with and without a claimed score or
+        an online game's prefix, and it is placed and scored once."""
+        key = (board.rows, rack, move.row, move.col, move.across, move.word, move.jokers,
+               move.chosen)  # fmt: skip
+        found = self._checked.get(key)
+        if found is None:
+            found = self._checked[key] = check_move(
+                board, move, self.ruleset, self.dictionary, Rack(rack)
+            )
+        elif found.move != move:
+            found = as_written(found, move)
+        return found
 
     def top(self, board: Board, rack: str) -> Top:
         """The computer's top: the best score and every move reaching it (engine.movegen)."""

@@ -71,7 +71,9 @@ def can_keep_rule(
 ) -> bool:
     """Whether some draw of `needed` tiles from the bag makes a rack that keeps the rule."""
     lv, lc, lj = _kinds(leftover, vowels)
-    bv, bc, bj = _kinds(bag.tiles(), vowels)
+    bj = bag.count(JOKER)
+    bv = sum(n for tile, n in bag.counts.items() if tile in vowels)
+    bc = len(bag) - bv - bj
     for v in range(min(needed, bv) + 1):
         for j in range(min(needed - v, bj) + 1):
             c = needed - v - j

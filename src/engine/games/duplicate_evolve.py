@@ -41,7 +41,6 @@ from engine.games.state import (
     Decision,
     GameState,
     Note,
-    PlayerRound,
     Received,
     RoundState,
     changed,
@@ -218,7 +217,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
             "part_not_allowed",
             f"part {event.part}: several submissions in one round only in the last round",
         )
-    player = rnd.players.get(event.player_id) or PlayerRound(event.player_id)
+    player = rnd.player(event.player_id)
     entry = Received(
         recorded.event_id,
         recorded.seq,
@@ -229,8 +228,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
         recorded.source,
     )
     player = changed(player, received=(*player.received, entry))
-    rnd = changed(rnd, players={**rnd.players, event.player_id: player})
-    return _with_round(state, settle(state, rnd, event.player_id))
+    return _with_round(state, settle(state, rnd, player))
 
 
 def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
@@ -255,7 +253,7 @@ def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return _with_round(state, settle(state, rnd, event.player_id))
+    return _with_round(state, settle(state, rnd, rnd.player(event.player_id)))
 
 
 def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> GameState:
@@ -289,12 +287,8 @@ def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded)
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
     player = changed(player, received=(*player.received, entry))
-    rnd = changed(
-        rnd,
-        players={**rnd.players, event.player_id: player},
-        decisions=(*rnd.decisions, decision),
-    )
-    return _with_round(state, settle(state, rnd, event.player_id))
+    rnd = changed(rnd, decisions=(*rnd.decisions, decision))
+    return _with_round(state, settle(state, rnd, player))
 
 
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
@@ -396,7 +390,7 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
     decisions[index] = changed(decision, revoked_by=recorded.event_id or "revoked")
     rnd = changed(rnd, decisions=tuple(decisions))
     if decision.player_id is not None:
-        rnd = settle(state, rnd, decision.player_id)
+        rnd = settle(state, rnd, rnd.player(decision.player_id))
     after = _with_round(state, rnd)
     return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
 

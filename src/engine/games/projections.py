@@ -167,7 +167,7 @@ def round_results(state: GameState, n: int) -> RoundResults:
     top = round_top(state, rnd)
     results = []
     for player_id, joined in state.players.items():
-        player = rnd.players.get(player_id) or PlayerRound(player_id)
+        player = rnd.player(player_id)
         solo = top is not None and top.solo == player_id
         bonus = context.settings.solo_bonus if solo else 0
         penalty = rnd.penalty(player_id)

@@ -55,33 +55,55 @@ def _latest(entries: list[Received]) -> Received:
     return max(reversed(entries), key=lambda r: r.received_at or _NEVER)
 
 
-def settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
-    """The player's parts judged again after a change to what they sent or a decision."""
-    context = state.context
-    assert context is not None
-    player = rnd.players.get(player_id) or PlayerRound(player_id)
-    mine = [d for d in rnd.decisions if d.player_id == player_id and d.standing]
-    annulled = {d.part for d in mine if d.type_name == "SubmissionAnnulled"}
-    corrections = {d.event_id for d in mine if d.type_name == "SubmissionCorrected"}
-    board, rack = rnd.board, rnd.rack
-    parts = []
-    for part in sorted({r.part for r in player.received}):
-        originals = [r for r in player.received if r.part == part and not r.correction]
+def standing_parts(
+    rnd: RoundState, player: PlayerRound
+) -> list[tuple[int, Received, Received | None, bool, bool]]:
+    """Each part the player sent: (part, the submission that counts, the correction applied
+    to it, whether it came late, whether it is annulled). The submission that counts is the
+    last received on time, else the last received."""
+    received, deadline = player.received, rnd.deadline
+    if len(received) == 1 and not rnd.decisions:  # most players' rounds: one slip, as it is
+        entry = received[0]
+        return (
+            []
+            if entry.correction
+            else [(entry.part, entry, None, is_late(entry.received_at, deadline), False)]
+        )
+    annulled: set[int] | tuple[()] = ()
+    corrections: set[str] | tuple[()] = ()
+    if rnd.decisions:
+        mine = [d for d in rnd.decisions if d.player_id == player.player_id and d.standing]
+        annulled = {d.part for d in mine if d.type_name == "SubmissionAnnulled"}
+        corrections = {d.event_id for d in mine if d.type_name == "SubmissionCorrected"}
+    found = []
+    for part in sorted({r.part for r in received}):
+        originals = [r for r in received if r.part == part and not r.correction]
         if not originals:
             continue
-        on_time = [r for r in originals if not is_late(r.received_at, rnd.deadline)]
-        entry = _latest(on_time) if on_time else _latest(originals)
-        position = player.received.index(entry)
+        on_time = [r for r in originals if not is_late(r.received_at, deadline)]
+        entry = _latest(on_time or originals)
         correction = None
-        for later in player.received[position + 1 :]:
-            if later.correction and later.part == part and later.event_id in corrections:
-                correction = later
-        late = not on_time
+        if corrections:
+            for later in received[received.index(entry) + 1 :]:
+                if later.correction and later.part == part and later.event_id in corrections:
+                    correction = later
+        found.append((part, entry, correction, not on_time, part in annulled))
+    return found
+
+
+def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState:
+    """The round with the player's parts judged again, after a change to what they sent or a
+    decision."""
+    context = state.context
+    assert context is not None
+    board, rack = rnd.board, rnd.rack
+    parts = []
+    for part, entry, correction, late, annulled in standing_parts(rnd, player):
         text = correction.text if correction is not None else entry.text
         judgement = context.judge(board, rack, text)
         if late:
             code = "late"
-        elif part in annulled:
+        elif annulled:
             code = "annulled"
         elif not judgement.valid:
             code = judgement.problems[0].code
@@ -93,7 +115,7 @@ def settle(state: GameState, rnd: RoundState, player_id: str) -> RoundState:
             board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
             rack = rack_after(rack, judgement)
     player = changed(player, parts=tuple(parts))
-    return changed(rnd, players={**rnd.players, player_id: player})
+    return changed(rnd, players={**rnd.players, player.player_id: player})
 
 
 def judge_sequence(state: GameState, rnd: RoundState, text: str) -> tuple[Judgement, ...]:
@@ -116,10 +138,11 @@ def judge_sequence(state: GameState, rnd: RoundState, text: str) -> tuple[Judgem
 def candidates(rnd: RoundState) -> list[PlayerRound]:
     """The players whose round reaches the best score among submissions (none when no
     submission counts), in the order their standing submission was received."""
-    best = max((p.score for p in rnd.players.values()), default=0)
+    scored = [(p.score, p) for p in rnd.players.values()]
+    best = max((score for score, _ in scored), default=0)
     if best <= 0:
         return []
-    tops = [p for p in rnd.players.values() if p.score == best]
+    tops = [p for score, p in scored if score == best]
     return sorted(tops, key=lambda p: min((pr.entry.seq or 0, pr.part) for pr in p.parts))
 
 

@@ -194,6 +194,10 @@ class RoundState:
         """The draw emptied the bag: players may submit several parts (RULES 2.8)."""
         return self.plan.last
 
+    def player(self, player_id: str) -> PlayerRound:
+        """The player's round so far (nothing received yet: an empty one)."""
+        return self.players.get(player_id) or PlayerRound(player_id)
+
     def standing(self, type_name: str) -> tuple[Decision, ...]:
         return tuple(d for d in self.decisions if d.type_name == type_name and d.standing)
 
