@@ -15,11 +15,11 @@ time of one fold, and its median and fastest CPU time (other processes sharing t
 disturb CPU time much less than wall time, and the fastest fold least). `--profile` prints
 the cProfile of the folds instead.
 
-Target (issue 10): 38,000 events per CPU-second for the duplicate game, three times the
-12,700 of the fold before it was made faster (measured by this script on a quiet machine):
-`recompute` must reach 20,000 events/s on a 1,000,000-event season (`season_bench.py`, the
-same game replicated) with the 2 worker processes of this 2-core machine, and the fold was
-about 70% of its CPU time.
+It has no target of its own: the target (issue 10) is `recompute`'s, at least 20,000 events/s
+on a 1,000,000-event season with the 2 worker processes of this 2-core machine
+(`season_bench.py`, the same duplicate game replicated). The fold is the largest part of a
+recompute's CPU time; this script shows that part alone, so that a change to judging or
+settling can be measured without building a season.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ SAMPLES = {
     "completiv": ("completiv-game.jsonl", "game/cb26-c1"),
     "anticipation": ("anticipation-game.jsonl", "game/ant26-p1"),
 }
-TARGET = 38_000
 
 
 def decoded(name: str, stream: str) -> tuple[Recorded, ...]:
@@ -62,7 +61,7 @@ def decoded(name: str, stream: str) -> tuple[Recorded, ...]:
 
 def fold(history: tuple[Recorded, ...]) -> None:
     """One fold from scratch: the process's contexts (and what they judged) forgotten."""
-    game_service._contexts.clear()
+    game_service.forget_contexts()
     state = initial_state(resolve_context)
     for recorded in history:
         state = evolve(state, recorded)
@@ -109,15 +108,11 @@ def main() -> None:
         return
     for variant, history in games.items():
         f = bench(history, args.runs)
-        verdict = ""
-        if variant == "duplicate":
-            verdict = "  meets" if f["events_per_cpu_s"] >= TARGET else "  below"
-            verdict += f" the target of {TARGET:,}"
         print(
             f"{variant}: {len(history)} events, {args.runs} folds: "
             f"{f['events_per_cpu_s']:,.0f} events per CPU-second; one fold median "
             f"{f['median_ms']:.1f} ms, p95 {f['p95_ms']:.1f} ms (CPU median "
-            f"{f['cpu_median_ms']:.1f} ms, fastest {f['cpu_fastest_ms']:.1f} ms){verdict}"
+            f"{f['cpu_median_ms']:.1f} ms, fastest {f['cpu_fastest_ms']:.1f} ms)"
         )
 
 

@@ -126,6 +126,12 @@ CONTEXTS_KEPT = 16
 thousands of games in one process, and keeping every game's judgements would fill memory."""
 
 
+def forget_contexts() -> None:
+    """Drop every game's context and what it judged: the next fold judges from scratch (what a
+    fresh worker does; benchmarks use it to time a fold as a recompute does it)."""
+    _contexts.clear()
+
+
 def dictionary_ref(spec: str | None) -> DictionaryRef:
     """What GameCreated records of the word list a spec names (`pipelines.lexicons`: a file,
     registered on first use, a registered list's SHA-256, or the default list)."""
