@@ -247,8 +247,11 @@ def _insert(connection: sa.Connection, table: sa.Table, rows: list[tuple]) -> No
         return
     names = ", ".join(c.name for c in table.columns)
     if connection.dialect.name == "postgresql":
-        cursor = connection.connection.driver_connection.cursor()
-        with cursor.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:
+        copying = f"COPY {table.name} ({names}) FROM STDIN"
+        with (
+            connection.connection.driver_connection.cursor() as cursor,
+            cursor.copy(copying) as copy,
+        ):
             for row in rows:
                 copy.write_row(row)
         return
