@@ -165,6 +165,7 @@ def test_payload_and_meta_come_back_exactly_as_written(store: EventStore) -> Non
     (event,) = store.read_stream("game/g1")
     assert event.payload == payload
     assert event.meta == meta
+    assert store.read_streams(["game/g1"]) == {"game/g1": [event]}
     assert verify_store(store).ok
 
 
@@ -181,6 +182,24 @@ def test_read_stream_stops_at_a_version_or_a_seq(store: EventStore) -> None:
     assert [e.version for e in store.read_stream("game/g1", up_to_version=2)] == [1, 2]
     assert [e.version for e in store.read_stream("game/g1", up_to_seq=4)] == [1, 2, 3]
     assert store.read_stream("game/none") == []
+
+
+def test_read_streams_reads_several_streams_as_read_stream_reads_each(store: EventStore) -> None:
+    store.append("game/g1", [game_created(), rack(1)], expected_version=0)
+    store.append("game/g2", [game_created("g2")], expected_version=0)
+    store.append("game/g1", [rack(2), rack(3)], expected_version=2)
+    store.append("game/g2", [rack(1)], expected_version=1)
+    wanted = ["game/g2", "game/none", "game/g1"]
+    assert store.read_streams(wanted) == {
+        "game/g1": store.read_stream("game/g1"),
+        "game/g2": store.read_stream("game/g2"),
+    }
+    upto = store.read_streams(wanted, up_to_seq=4)
+    assert {s: [e.version for e in events] for s, events in upto.items()} == {
+        "game/g1": [1, 2, 3],
+        "game/g2": [1],
+    }
+    assert store.read_streams([]) == {}
 
 
 def test_read_all_follows_the_log_from_a_seq(store: EventStore) -> None:
