@@ -90,7 +90,7 @@ def test_a_game_not_created_has_no_rows() -> None:
 
 def test_columns_follow_the_row_classes() -> None:
     for name, row_class in TABLES.items():
-        assert [c[0] for c in COLUMNS[name]] == list(row_class.__dataclass_fields__)
+        assert [c[0] for c in COLUMNS[name]] == list(row_class._fields)
     assert ("pct_of_top", float, True) in COLUMNS["player_rounds"]
     assert ("valid", bool, False) in COLUMNS["player_rounds"]
 
