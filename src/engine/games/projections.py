@@ -188,8 +188,8 @@ def round_results(state: GameState, n: int, *, submissions: bool = True) -> Roun
         results.append(
             PlayerResult(
                 player_id, joined.name, _views(state, rnd, player) if submissions else None,
-                player.parts, score, solo,
-                bonus, penalty, score + bonus - penalty, code, player.replacement,
+                player.parts, score, solo, bonus, penalty, score + bonus - penalty, code,
+                player.replacement,
             )
         )  # fmt: skip
     notes = tuple(note for note in state.notes if note.round == n)
