@@ -290,14 +290,15 @@ class EventStore:
                     rows += cursor.fetchall()
             finally:
                 cursor.close()
-        loads = (lambda value: value) if postgres else json.loads
+        loads = (lambda value: value) if postgres else _loads
         last = up_to_seq if up_to_seq is not None else MAX_SEQ
-        for seq, event_id, stream, version, kind, schema, payload, meta, *rest in rows:
+        for seq, event_id, stream, version, kind, schema, payload, meta, at, prev, digest in rows:
             if seq > last:
                 continue
             event = RecordedEvent(
-                seq, event_id, stream, version, kind, schema, loads(payload), loads(meta), *rest
-            )
+                seq, event_id, stream, version, kind, schema, loads(payload), loads(meta), at,
+                prev, digest,
+            )  # fmt: skip
             found.setdefault(stream, []).append(event)
         return found
 
@@ -399,6 +400,24 @@ _STREAMS_SQL = {
     " meta, recorded_at, prev_hash, hash FROM events WHERE stream = ANY(%s)"
     " ORDER BY stream, version",
 }
+
+
+_scan = json.JSONDecoder().scan_once
+
+
+def _loads(text: Any) -> Any:
+    """`json.loads` of a stored payload or meta, reading the value with the decoder's scanner
+    directly: half the cost of `json.loads` on short texts, where finding the start and the end
+    of the value was as long as reading it. Any text the scanner does not read whole (leading
+    or trailing spaces, bytes, errors) goes to `json.loads`, which reads it or raises as ever."""
+    if type(text) is str:
+        try:
+            value, end = _scan(text, 0)
+        except StopIteration:
+            return json.loads(text)
+        if end == len(text):
+            return value
+    return json.loads(text)
 
 
 def _encode_pg_row(row: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -182,5 +182,5 @@ def _replayed(store: EventStore, head: Head, games: Sequence[GameSource]) -> dic
             continue
         rows = game_rows(state, game.season, game.tournament_id)
         for name in TABLES:
-            found[name] += [astuple(row) for row in getattr(rows, name)]
+            found[name] += getattr(rows, name)
     return found

@@ -7,9 +7,11 @@
 
 These rows are the single source of the read models (`pipelines.readmodels`, filled by
 `arbitru recompute`) and of the Parquet export: each row class's fields, in order, are the
-columns; `COLUMNS` gives their names and types. The season is not in a game's stream (it is in
-its tournament's `TournamentCreated`), so the caller passes it; the tournament defaults to the
-one `GameCreated` names.
+columns; `COLUMNS` gives their names and types. A row is a named tuple, so that it is already
+the tuple of values a table or a worker's message takes (a frozen dataclass of 20 fields cost
+several times as much to build, and as much again to turn into a tuple). The season is not
+in a game's stream (it is in its tournament's `TournamentCreated`), so the caller passes it;
+the tournament defaults to the one `GameCreated` names.
 
 Choices:
 - A player's round is one row even in a last round played in several parts: the texts of the
@@ -30,16 +32,15 @@ Choices:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import get_type_hints
+from dataclasses import dataclass
+from typing import NamedTuple, get_type_hints
 
 from engine.games.projections import PlayerResult, RoundResults, round_results, standings
 from engine.games.state import GameState
 from engine.notation import format_move
 
 
-@dataclass(frozen=True)
-class PlayerRoundRow:
+class PlayerRoundRow(NamedTuple):
     """A player's round: what they wrote, how it was judged and what it scored."""
 
     season: str | None
@@ -64,8 +65,7 @@ class PlayerRoundRow:
     seq: int | None
 
 
-@dataclass(frozen=True)
-class RoundRow:
+class RoundRow(NamedTuple):
     """A round: the rack, the top placed (or provisional), and how many players found it."""
 
     season: str | None
@@ -83,8 +83,7 @@ class RoundRow:
     closed: bool
 
 
-@dataclass(frozen=True)
-class StandingRow:
+class StandingRow(NamedTuple):
     """A player's place in a game (ties share the rank)."""
 
     season: str | None
@@ -118,10 +117,10 @@ TABLES: dict[str, type] = {
 def _columns(row_class: type) -> tuple[tuple[str, type, bool], ...]:
     hints = get_type_hints(row_class)
     out = []
-    for f in fields(row_class):
-        args = [a for a in getattr(hints[f.name], "__args__", (hints[f.name],)) if a is not None]
+    for name in row_class._fields:
+        args = [a for a in getattr(hints[name], "__args__", (hints[name],)) if a is not None]
         base = next(a for a in args if a is not type(None))
-        out.append((f.name, base, type(None) in args))
+        out.append((name, base, type(None) in args))
     return tuple(out)
 
 
@@ -181,15 +180,15 @@ def game_rows(
     player_rows: list[PlayerRoundRow] = []
     round_rows: list[RoundRow] = []
     running = dict.fromkeys(state.players, 0)
-    for rnd in state.rounds:
-        results = round_results(state, rnd.number)
+    every = [round_results(state, rnd.number, submissions=False) for rnd in state.rounds]
+    for results in every:
         round_rows.append(_round_row(key, results))
         for player in results.players:
             running[player.player_id] = running.get(player.player_id, 0) + player.total
             player_rows.append(_player_row(key, results, player, running[player.player_id]))
     standing_rows = tuple(
         StandingRow(*key, s.rank, s.player_id, s.name, s.total, s.pct, s.solos, len(s.rounds))
-        for s in standings(state)
+        for s in standings(state, every)
     )
     return GameRows(tuple(player_rows), tuple(round_rows), standing_rows)
 

@@ -202,6 +202,26 @@ def test_read_streams_reads_several_streams_as_read_stream_reads_each(store: Eve
     assert store.read_streams([]) == {}
 
 
+def test_read_streams_reads_json_text_as_json_loads_does(tmp_path) -> None:
+    """Text that another writer stored with spaces around the value reads the same; text that
+    is not JSON raises as it always did, whichever way the batch reader parses it."""
+    with EventStore(f"sqlite:///{tmp_path / 'spaced.db'}") as store:
+        (event,) = store.append("game/g1", [game_created()], expected_version=0)
+        with store.engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO events SELECT 2, 'spaced', 'game/g2', 1, type, schema,"
+                " ' ' || payload || '\n', meta || '  ', recorded_at, hash, hash FROM events"
+            )
+            connection.exec_driver_sql(
+                "INSERT INTO events SELECT 3, 'broken', 'game/g3', 1, type, schema,"
+                " payload || '}', meta, recorded_at, hash, hash FROM events WHERE seq = 1"
+            )
+        (spaced,) = store.read_streams(["game/g2"])["game/g2"]
+        assert (spaced.payload, spaced.meta) == (event.payload, event.meta)
+        with pytest.raises(ValueError, match="Extra data"):
+            store.read_streams(["game/g3"])
+
+
 def test_read_all_follows_the_log_from_a_seq(store: EventStore) -> None:
     store.append("game/g1", [game_created(), *[rack(i) for i in range(1, 6)]])
     assert [e.seq for e in store.read_all(from_seq=3)] == [3, 4, 5, 6]

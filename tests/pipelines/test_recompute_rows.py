@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.games.projections import standings
+from engine.games.projections import round_results, standings
 from engine.games.replay import initial_state
 from ledger.envelope import RecordedEvent
 from pipelines import game_service
@@ -42,6 +42,20 @@ def test_player_rounds_add_up_to_the_game_standings(rows) -> None:
     assert [(r.rank, r.player_id, r.total, r.solos) for r in found.standings] == [
         (s.rank, s.player_id, s.total, s.solos) for s in standings(state)
     ]
+
+
+def test_results_without_the_texts_as_written_score_the_same(rows) -> None:
+    """The rows and standings read round results without the submissions as written: every
+    other field is the same as a round explained in full, and so are the standings."""
+    _, state = rows
+    full = [round_results(state, r.number) for r in state.rounds]
+    brief = [round_results(state, r.number, submissions=False) for r in state.rounds]
+    assert all(p.submissions is None for r in brief for p in r.players)
+    assert any(p.submissions for r in full for p in r.players)
+    assert brief == [
+        replace(r, players=tuple(replace(p, submissions=None) for p in r.players)) for r in full
+    ]
+    assert standings(state, brief) == standings(state, full) == standings(state)
 
 
 def test_cumulative_score_ends_at_the_players_total(rows) -> None:
@@ -90,7 +104,7 @@ def test_a_game_not_created_has_no_rows() -> None:
 
 def test_columns_follow_the_row_classes() -> None:
     for name, row_class in TABLES.items():
-        assert [c[0] for c in COLUMNS[name]] == list(row_class.__dataclass_fields__)
+        assert [c[0] for c in COLUMNS[name]] == list(row_class._fields)
     assert ("pct_of_top", float, True) in COLUMNS["player_rounds"]
     assert ("valid", bool, False) in COLUMNS["player_rounds"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -314,24 +314,51 @@ def _tiles(type_name: str, name: str, value: Any) -> str:
     return tiles
 
 
-def _check(type_name: str, name: str, value: Any) -> Any:
-    """Field rules that hold whatever the event: positive rounds, known variants, ids set."""
-    if name in ("round", "part", "points") and value < 1:
+def _positive(type_name: str, name: str, value: Any) -> Any:
+    if value < 1:
         raise EventDecodeError(type_name, name, f"expected a whole number >= 1, got {value}")
-    if name == "variant" and value not in VARIANTS:
+    return value
+
+
+def _variant(type_name: str, name: str, value: Any) -> Any:
+    if value not in VARIANTS:
         raise EventDecodeError(
             type_name, name, f"expected one of {', '.join(VARIANTS)}, got {value!r}"
         )
-    if name == "draw" and value not in DRAW_MODES:
+    return value
+
+
+def _draw_mode(type_name: str, name: str, value: Any) -> Any:
+    if value not in DRAW_MODES:
         raise EventDecodeError(type_name, name, f"expected manual or seeded, got {value!r}")
-    if name == "seed_commitment" and value is not None and not _HEX64.match(value):
+    return value
+
+
+def _commitment(type_name: str, name: str, value: Any) -> Any:
+    if value is not None and not _HEX64.match(value):
         raise EventDecodeError(type_name, name, "expected a SHA-256 in lowercase hex (64 digits)")
-    if name.endswith("_id") and value is not None and not value.strip():
+    return value
+
+
+def _id(type_name: str, name: str, value: Any) -> Any:
+    if value is not None and not value.strip():
         raise EventDecodeError(type_name, name, "expected a non-empty id")
     return value
 
 
-def _dictionary(type_name: str, value: Any) -> DictionaryRef:
+_RULES: Mapping[str, Callable[[str, str, Any], Any]] = {
+    "round": _positive,
+    "part": _positive,
+    "points": _positive,
+    "variant": _variant,
+    "draw": _draw_mode,
+    "seed_commitment": _commitment,
+}
+"""Field rules that hold whatever the event (positive rounds, known variants), by field name;
+every field named `..._id` must also be set (`_id`)."""
+
+
+def _dictionary(type_name: str, _field: str, value: Any) -> DictionaryRef:
     if not isinstance(value, dict):
         raise EventDecodeError(type_name, "dictionary", f"expected an object, got {value!r}")
     name = value.get("name")
@@ -348,32 +375,65 @@ def _dictionary(type_name: str, value: Any) -> DictionaryRef:
     return DictionaryRef(name, sha256, words)
 
 
-def _field_value(type_name: str, name: str, hint: Any, value: Any) -> Any:
+def _time(type_name: str, name: str, value: Any) -> datetime:
+    return parse_time(value, type_name, name)
+
+
+def _tile_list(type_name: str, name: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple):
+        raise EventDecodeError(type_name, name, f"expected a list, got {value!r}")
+    return tuple(_tiles(type_name, f"{name}[{i}]", v) for i, v in enumerate(value))
+
+
+def _object(type_name: str, name: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise EventDecodeError(type_name, name, f"expected an object, got {value!r}")
+    return dict(value)
+
+
+@dataclass(frozen=True)
+class _FieldPlan:
+    """How one payload field is decoded: its reader (by the field's type), the rule its value
+    must then meet, whether it may be null or left out."""
+
+    name: str
+    read: Callable[[str, str, Any], Any]
+    rule: Callable[[str, str, Any], Any] | None
+    optional: bool
+    required: bool
+
+
+def _field_plan(type_name: str, f: Field[Any], hints: dict[str, Any]) -> _FieldPlan:
+    hint = hints[f.name]
     optional = get_origin(hint) in (Union, types.UnionType) and type(None) in get_args(hint)
-    if optional and value is None:
-        return None
     base = next((a for a in get_args(hint) if a is not type(None)), hint) if optional else hint
+    read: Callable[[str, str, Any], Any]
     if base is str:
-        tiles = name == "drawn"
-        return _tiles(type_name, name, value) if tiles else _text(type_name, name, value)
-    if base is int:
-        return _whole(type_name, name, value)
-    if base is datetime:
-        return parse_time(value, type_name, name)
-    if base is DictionaryRef:
-        return _dictionary(type_name, value)
-    if get_origin(base) is tuple:
-        if not isinstance(value, list | tuple):
-            raise EventDecodeError(type_name, name, f"expected a list, got {value!r}")
-        return tuple(_tiles(type_name, f"{name}[{i}]", v) for i, v in enumerate(value))
-    if get_origin(base) is dict:
-        if not isinstance(value, dict):
-            raise EventDecodeError(type_name, name, f"expected an object, got {value!r}")
-        return dict(value)
-    raise AssertionError(f"{type_name}.{name}: no decoder for {hint!r}")
+        read = _tiles if f.name == "drawn" else _text
+    elif base is int:
+        read = _whole
+    elif base is datetime:
+        read = _time
+    elif base is DictionaryRef:
+        read = _dictionary
+    elif get_origin(base) is tuple:
+        read = _tile_list
+    elif get_origin(base) is dict:
+        read = _object
+    else:
+        raise AssertionError(f"{type_name}.{f.name}: no decoder for {hint!r}")
+    rule = _RULES.get(f.name) or (_id if f.name.endswith("_id") else None)
+    required = f.default is MISSING and f.default_factory is MISSING
+    return _FieldPlan(f.name, read, rule, optional, required)
 
 
-_HINTS = {name: get_type_hints(cls) for name, cls in EVENT_TYPES.items()}
+_PLANS: Mapping[str, tuple[_FieldPlan, ...]] = {
+    name: tuple(_field_plan(name, f, get_type_hints(cls)) for f in fields(cls))
+    for name, cls in EVENT_TYPES.items()
+}
+"""Each event type's fields as decoded, worked out once from the classes: a replay decodes
+every event of the ledger, and reading the dataclass fields and type hints on each cost more
+than checking the values."""
 
 
 def decode_event(type_name: str, schema: int, payload: Any) -> Event:
@@ -389,13 +449,16 @@ def decode_event(type_name: str, schema: int, payload: Any) -> Event:
         raise EventDecodeError(type_name, "payload", f"expected an object, got {payload!r}")
     payload = upcast(type_name, schema, payload)
     values: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in payload:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise EventDecodeError(type_name, f.name, "missing")
+    for plan in _PLANS[type_name]:
+        name = plan.name
+        if name not in payload:
+            if plan.required:
+                raise EventDecodeError(type_name, name, "missing")
             continue
-        value = _field_value(type_name, f.name, _HINTS[type_name][f.name], payload[f.name])
-        values[f.name] = _check(type_name, f.name, value)
+        value = payload[name]
+        if value is not None or not plan.optional:
+            value = plan.read(type_name, name, value)
+        values[name] = value if plan.rule is None else plan.rule(type_name, name, value)
     return cls(**values)
 
 

@@ -1,13 +1,17 @@
 """Read models of a game state: round results, standings, the position at a moment.
 
-    round_results(state, n) -> RoundResults
+    round_results(state, n, submissions=True) -> RoundResults
         Every player's submissions as written (received and corrected, each with a status:
         `counted`, `superseded`, `late`, `corrected`, `revoked`, or why it scores 0 as a
         problem code such as `annulled`, `unreadable`, `not_in_dictionary`), the judgement of
         each (parsed move, words and points with premiums, bingo bonus), the solo bonus,
         penalty and round score; the top (provisional while the round is open); the notes.
-    standings(state) -> tuple[Standing, ...]
-        Ranked players (ties share the place), total, solos, percentage of the top total.
+        With `submissions=False` the texts as written are left out (`submissions` is None):
+        the standing parts and the scores are all that standings and the season's rows read,
+        and listing every text was most of what explaining a round cost them.
+    standings(state, results=None) -> tuple[Standing, ...]
+        Ranked players (ties share the place), total, solos, percentage of the top total;
+        from the results of every round when the caller already has them.
     position(state, player_id=None) -> Position
         The board, rack and bag at the moment folded (a player's own board in a last round).
 
@@ -17,6 +21,7 @@ All are pure functions of the state: every number shown is recomputed from the e
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -51,12 +56,13 @@ class PlayerResult:
     """A player's round: what they sent, each part as judged, bonus, penalty, round score.
 
     `code` says why the round scores nothing (`no_submission`, `late`, `annulled`, a move
-    problem), None when some part counts.
+    problem), None when some part counts. `submissions` is None when the round's results were
+    asked for without them.
     """
 
     player_id: str
     name: str | None
-    submissions: tuple[SubmissionView, ...]
+    submissions: tuple[SubmissionView, ...] | None
     parts: tuple[PartResult, ...]
     score: int
     solo: bool
@@ -157,8 +163,9 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
     return tuple(views)
 
 
-def round_results(state: GameState, n: int) -> RoundResults:
-    """Round `n` explained; `KeyError` when the round was never drawn."""
+def round_results(state: GameState, n: int, *, submissions: bool = True) -> RoundResults:
+    """Round `n` explained (without the texts as written when `submissions` is False);
+    `KeyError` when the round was never drawn."""
     rnd = state.round(n)
     if rnd is None:
         raise KeyError(f"round {n} has not been drawn")
@@ -180,8 +187,9 @@ def round_results(state: GameState, n: int) -> RoundResults:
             code = player.parts[0].code
         results.append(
             PlayerResult(
-                player_id, joined.name, _views(state, rnd, player), player.parts, score, solo,
-                bonus, penalty, score + bonus - penalty, code, player.replacement,
+                player_id, joined.name, _views(state, rnd, player) if submissions else None,
+                player.parts, score, solo, bonus, penalty, score + bonus - penalty, code,
+                player.replacement,
             )
         )  # fmt: skip
     notes = tuple(note for note in state.notes if note.round == n)
@@ -191,20 +199,25 @@ def round_results(state: GameState, n: int) -> RoundResults:
     )  # fmt: skip
 
 
-def standings(state: GameState) -> tuple[Standing, ...]:
-    """Players ranked by total (ties share the place, listed in joining order)."""
+def standings(
+    state: GameState, results: Sequence[RoundResults] | None = None
+) -> tuple[Standing, ...]:
+    """Players ranked by total (ties share the place, listed in joining order); `results`,
+    when given, are those of every round of the state in order (as `round_results` gives
+    them), which spares explaining each round again."""
     if state.context is None:
         return ()
+    if results is None:
+        results = [round_results(state, r.number, submissions=False) for r in state.rounds]
     totals: dict[str, list[int]] = {p: [] for p in state.players}
     solos = dict.fromkeys(state.players, 0)
     top_total = 0
-    for rnd in state.rounds:
-        results = round_results(state, rnd.number)
-        if results.top is not None:
-            top_total += results.top.score
-        for result in results.players:
-            totals[result.player_id].append(result.total)
-            solos[result.player_id] += result.solo
+    for result in results:
+        if result.top is not None:
+            top_total += result.top.score
+        for player in result.players:
+            totals[player.player_id].append(player.total)
+            solos[player.player_id] += player.solo
     order = sorted(state.players, key=lambda p: -sum(totals[p]))
     ranked = []
     for i, player_id in enumerate(order):
