@@ -14,7 +14,7 @@ submission is still a record to keep.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.tiles import fold
 
@@ -475,6 +475,13 @@ def format_move(move: Move) -> str:
     if move.prefix is not None:
         text = f"{move.prefix} - {text}"
     return text
+
+
+def format_placement(move: Move) -> str:
+    """The move alone in canonical notation, `8H: [J]U(C)ATOR`: what a player's round prefix
+    and claimed score surround are theirs, not the move's, so that the same move always reads
+    the same wherever it is shown or exported."""
+    return format_move(replace(move, claimed=None, prefix=None))
 
 
 def format_replacement(replacement: Replacement) -> str:

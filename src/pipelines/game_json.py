@@ -7,7 +7,6 @@ renamed or removed.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import datetime
 from typing import Any
@@ -27,7 +26,7 @@ from engine.games.projections import (
     standings,
 )
 from engine.games.state import Decision, GameState, Note, RoundTop
-from engine.notation import Move, format_move
+from engine.notation import format_placement
 from engine.placement import Tile
 from engine.problems import CODES
 from ledger import NewEvent, RecordedEvent
@@ -58,12 +57,6 @@ def time_text(value: datetime | None) -> str | None:
     return None if value is None else format_time(value)
 
 
-def move_text(move: Move) -> str:
-    """A parsed move in canonical notation, without the round prefix and the claimed score
-    (shown apart)."""
-    return format_move(dataclasses.replace(move, claimed=None, prefix=None))
-
-
 def _tiles_json(tiles: tuple[Tile, ...]) -> list[dict[str, Any]]:
     return [
         {"square": square_name(t.row, t.col), "letter": t.letter, "joker": t.joker} for t in tiles
@@ -75,7 +68,7 @@ def judgement_json(judgement: Judgement) -> dict[str, Any]:
     message), and the points it earns."""
     verdict = judgement.verdict
     value: dict[str, Any] = {
-        "move": move_text(judgement.move) if judgement.move is not None else None,
+        "move": format_placement(judgement.move) if judgement.move is not None else None,
         "valid": judgement.valid,
         "points": judgement.score,
         "problems": [{"code": p.code, "message": p.message} for p in judgement.problems],
@@ -160,7 +153,7 @@ def _player_json(result: PlayerResult) -> dict[str, Any]:
 def top_json(top: RoundTop | None) -> dict[str, Any] | None:
     if top is None:
         return None
-    moves = [move_text(j.move) for j in top.parts if j.move is not None]
+    moves = list(top.moves)
     return {
         "move": "; ".join(moves),
         "moves": moves,

@@ -26,6 +26,7 @@ from engine.games.projections import (
     standings,
 )
 from engine.games.state import Decision, GameState, RoundTop
+from engine.notation import format_placement
 from engine.ruleset import Ruleset
 from ledger import RecordedEvent
 from pipelines.board_view import board_table
@@ -35,7 +36,6 @@ from pipelines.game_json import (
     dictionary_note,
     emit_json,
     event_json,
-    move_text,
     results_json,
     standing_json,
     time_text,
@@ -200,11 +200,7 @@ def _change(before: int | None, after: int | None) -> str:
 
 
 def _top_text(top: RoundTop | None) -> str:
-    return "none" if top is None else f"{_top_move(top)} ({top.score})"
-
-
-def _top_move(top: RoundTop) -> str:
-    return "; ".join(move_text(j.move) for j in top.parts if j.move is not None)
+    return "none" if top is None else f"{'; '.join(top.moves)} ({top.score})"
 
 
 def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
@@ -254,7 +250,8 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
     if results.top is not None:
         top = results.top
         who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
-        out.print(f"top: [bold]{escape(_top_move(top))}[/] = {top.score} ({top.source}; {who})")
+        move = escape("; ".join(top.moves))
+        out.print(f"top: [bold]{move}[/] = {top.score} ({top.source}; {who})")
     elif not own_boards:
         out.print("top: none yet")
     for decision in rnd.decisions:
@@ -299,7 +296,8 @@ def _written(view: SubmissionView, timed: bool) -> str:
 
 
 def _judged(view: SubmissionView) -> str:
-    move = move_text(view.judgement.move) if view.judgement.move is not None else "unreadable"
+    judged = view.judgement.move
+    move = format_placement(judged) if judged is not None else "unreadable"
     if view.status == "counted":
         return f"[green]{escape(move)}[/] {view.score}"
     codes = ", ".join(p.code for p in view.judgement.problems)

@@ -37,7 +37,7 @@ from typing import NamedTuple, get_type_hints
 
 from engine.games.projections import PlayerResult, RoundResults, round_results, standings
 from engine.games.state import GameState
-from engine.notation import format_move
+from engine.notation import format_placement
 
 
 class PlayerRoundRow(NamedTuple):
@@ -139,7 +139,7 @@ def _player_row(
 ) -> PlayerRoundRow:
     standing = [p for p in player.parts if p.code is None] or list(player.parts)
     written = "; ".join(p.entry.text for p in standing) if standing else None
-    moves = [format_move(p.judgement.move) for p in standing if p.judgement.move is not None]
+    moves = [format_placement(p.judgement.move) for p in standing if p.judgement.move is not None]
     seqs = [
         r.seq
         for p in standing
@@ -159,7 +159,7 @@ def _round_row(key: tuple, results: RoundResults) -> RoundRow:
     top = results.top
     return RoundRow(
         *key, results.round, results.rack,
-        top.text if top is not None else None,
+        "; ".join(top.moves) if top is not None else None,
         top.score if top is not None else None,
         top.source if top is not None else None,
         top.score if top is not None and top.source == "computer" else None,

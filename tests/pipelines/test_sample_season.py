@@ -195,3 +195,24 @@ def test_anticipation_rows_have_the_common_group_and_no_top(sample, exported):
         "OR pct_of_top IS NOT NULL OR solo)", game,
     )  # fmt: skip
     assert rows == (0,)
+
+
+def test_exported_moves_are_in_canonical_notation_not_as_written(sample, exported):
+    """`move` and `top_move` are the moves read, without the player's round prefix or claimed
+    score (which stay in `submission`, as written)."""
+    written = _sql(
+        exported, "player_rounds",
+        "SELECT submission, move FROM TABLE WHERE move IS NOT NULL "
+        "AND (submission LIKE '% = %' OR submission LIKE 'P%-T% - %')",
+    )  # fmt: skip
+    assert written, "the sample season has slips with a claimed score or a round prefix"
+    assert all(" = " not in move and " - " not in move for _, move in written)
+    game = GAMES["duplicate"]
+    tops = _sql(
+        exported, "rounds", "SELECT round, top_move FROM TABLE WHERE game_id = ? ORDER BY round",
+        game,
+    )  # fmt: skip
+    for number, top_move in tops:
+        shown = _cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
+        assert top_move == shown["top"]["move"]
+        assert " = " not in top_move and not top_move.startswith("P")

@@ -16,6 +16,7 @@ from engine.bag import Bag
 from engine.board import Board
 from engine.games.context import GameContext, Judgement
 from engine.games.events import GameCreated, PlayerJoined
+from engine.notation import format_placement
 from engine.placement import Tile
 
 if TYPE_CHECKING:
@@ -160,6 +161,12 @@ class RoundTop:
     @property
     def text(self) -> str:
         return "; ".join(j.text for j in self.parts)
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """Its parts in canonical notation, not as whoever found it wrote them (their round
+        prefix and claimed score are theirs, not the top's)."""
+        return tuple(format_placement(j.move) for j in self.parts if j.move is not None)
 
 
 @dataclass(frozen=True)
