@@ -69,7 +69,7 @@ def _tile_set_errors(
             "no_tile_for_letter",
             f"{letter} has no tile: only a joker can stand for it, written ({letter})",
         )
-        for letter in sorted(needed.keys() - counts.keys() - {JOKER})
+        for letter in sorted(t for t in needed if t not in counts and t != JOKER)
     ]
     if len(tiles) > ruleset.rack_size:
         errors.append(
@@ -80,7 +80,7 @@ def _tile_set_errors(
         )
     on_board = board.tile_counts()
     full = Bag.full(ruleset).counts
-    if any(n + on_board.get(tile, 0) > full.get(tile, 0) for tile, n in needed.items()):
+    if [tile for tile, n in needed.items() if n + on_board.get(tile, 0) > full.get(tile, 0)]:
         laid_and_lying = {
             tile: n + on_board.get(tile, 0)
             for tile, n in needed.items()
@@ -118,12 +118,12 @@ def _tile_set_errors(
 
 
 def _rack_errors(needed: dict[str, int], rack: Rack, move: Move) -> list[Problem]:
-    available = rack.counts()
+    letters = rack.letters
     chosen = move.chosen
     extra = (JOKER if chosen.joker else chosen.letter) if chosen is not None else None
     short = []
     for tile, n in needed.items():
-        held = available.get(tile, 0) + (tile == extra)
+        held = letters.count(tile) + (tile == extra)
         if n > held:
             short.append((tile, n, held))
     return [

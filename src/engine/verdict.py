@@ -60,11 +60,12 @@ def check_move(
     if dictionary is not None:
         accepts = dictionary.accepts
         unknown = [w.word for w in score.words if not accepts(w.word)]
-        named = f" {dictionary.name}" if dictionary.name else ""
-        errors.extend(
-            Problem("not_in_dictionary", f"{word} is not in the dictionary{named}")
-            for word in unknown
-        )
+        if unknown:
+            named = f" {dictionary.name}" if dictionary.name else ""
+            errors.extend(
+                Problem("not_in_dictionary", f"{word} is not in the dictionary{named}")
+                for word in unknown
+            )
     valid = not errors
     earned = score.total if valid else 0
     return Verdict(
@@ -75,7 +76,7 @@ def check_move(
         score.bingo,
         score.bonus,
         placement.tiles,
-        tuple(p.message for p in errors),
+        tuple([p.message for p in errors]),
         _claim_warnings(move, earned),
         score.total,
         tuple(errors),

@@ -25,7 +25,6 @@ Decisions where the federation's text is silent (restated in docs/anticipation.m
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -218,13 +217,11 @@ def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState
 
 def _left(tiles: str, laid: tuple[Tile, ...]) -> str:
     """The tiles not laid, in their order."""
-    used = Counter(JOKER if t.joker else t.letter for t in laid)
-    left = []
-    for tile in tiles:
-        if used[tile]:
-            used[tile] -= 1
-        else:
-            left.append(tile)
+    left = list(tiles)
+    for tile in laid:
+        key = JOKER if tile.joker else tile.letter
+        if key in left:
+            left.remove(key)
     return "".join(left)
 
 
