@@ -14,7 +14,7 @@ submission is still a record to keep.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.tiles import fold
 
@@ -460,16 +460,7 @@ def format_tile(letter: str, joker: bool) -> str:
 
 def format_move(move: Move) -> str:
     """The canonical notation: `P19-T1 - 8H: [J]U(C)ATOR = 52 p`."""
-    jokers = set(move.jokers)
-    parts = []
-    for i, letter in enumerate(move.word):
-        tile = format_tile(letter, i in jokers)
-        if move.chosen is not None and move.chosen.at == i:
-            tile = f"[{tile}]"
-        parts.append(tile)
-    text = f"{move.coordinate}: {''.join(parts)}"
-    if move.chosen is not None and move.chosen.at is None:
-        text += f" +{format_tile(move.chosen.letter, move.chosen.joker)}"
+    text = format_placement(move)
     if move.claimed is not None:
         text += f" = {move.claimed} p"
     if move.prefix is not None:
@@ -481,7 +472,17 @@ def format_placement(move: Move) -> str:
     """The move alone in canonical notation, `8H: [J]U(C)ATOR`: what a player's round prefix
     and claimed score surround are theirs, not the move's, so that the same move always reads
     the same wherever it is shown or exported."""
-    return format_move(replace(move, claimed=None, prefix=None))
+    jokers = set(move.jokers)
+    parts = []
+    for i, letter in enumerate(move.word):
+        tile = format_tile(letter, i in jokers)
+        if move.chosen is not None and move.chosen.at == i:
+            tile = f"[{tile}]"
+        parts.append(tile)
+    text = f"{move.coordinate}: {''.join(parts)}"
+    if move.chosen is not None and move.chosen.at is None:
+        text += f" +{format_tile(move.chosen.letter, move.chosen.joker)}"
+    return text
 
 
 def format_replacement(replacement: Replacement) -> str:

@@ -145,6 +145,7 @@ def racks(draw, board: Board, jokers: int, ruleset: Ruleset = FRS):
         for letter in sorted(set(RACK_LETTERS))
         for _ in range(ruleset.tile_counts[letter] - on_board.get(letter, 0))
     ]
+    assume(pool)  # a late board may hold every tile of these letters: no rack to draw from it
     chosen = draw(st.lists(st.sampled_from(range(len(pool))), unique=True, min_size=1,
                            max_size=min(len(pool), 7 - jokers)))  # fmt: skip
     return Rack("".join(pool[i] for i in chosen) + JOKER * jokers)
