@@ -42,43 +42,21 @@ from engine.games.commands import (
 from engine.games.events import (
     DecisionRevoked,
     Event,
-    EventDecodeError,
     GameCreated,
     GameEnded,
     PenaltyGiven,
     PlayerJoined,
     RackDrawn,
-    Recorded,
     ReplacementDeclared,
     RoundClosed,
     SeedRevealed,
     SubmissionAnnulled,
     SubmissionCorrected,
     SubmissionReceived,
-    decode_event,
-    encode_event,
 )
 from engine.games.state import GameRuleError, GameState
 
 __all__ = ["decide", "evolve"]
-
-
-def _check(state: GameState, events: list[Event], command: Command) -> list[Event]:
-    """The proposed events as they will read back; refused if evolve would ignore any."""
-    checked = []
-    meta = {"received_at": command.received_at, "actor": command.actor, "source": command.source}
-    for i, proposed in enumerate(events):
-        try:
-            event = decode_event(*encode_event(proposed))
-        except EventDecodeError as exc:
-            raise GameRuleError(f"bad_{exc.field or 'event'}", str(exc)) from None
-        checked.append(event)
-        before = len(state.notes)
-        state = evolve(state, Recorded(event, f"proposed-{i}", **meta))
-        for note in state.notes[before:]:
-            if note.ignored:
-                raise GameRuleError(note.code, note.message)
-    return checked
 
 
 def _create(state: GameState, command: CreateGame) -> list[Event]:
@@ -180,7 +158,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
     if isinstance(command, CreateGame):
         if state.created is not None:
             raise GameRuleError("game_exists", f"game {state.created.game_id} already exists")
-        return _check(state, _create(state, command), command)
+        return duplicate.checked(state, _create(state, command), command, evolve)
     if state.created is None:
         raise GameRuleError("no_game", "the game does not exist: create it first")
-    return _check(state, _events(state, command), command)
+    return duplicate.checked(state, _events(state, command), command, evolve)

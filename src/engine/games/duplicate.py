@@ -27,6 +27,8 @@ move generator's version).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.bag import BagError
 from engine.games import draws
 from engine.games.commands import (
@@ -77,7 +79,9 @@ from engine.games.state import GameRuleError, GameState, RoundState
 from engine.notation import format_move
 from engine.ruleset import RulesetError, load_ruleset
 
-__all__ = ["GameRuleError", "decide", "evolve", "round_top"]
+__all__ = ["GameRuleError", "checked", "decide", "evolve", "round_top"]
+
+Evolve = Callable[[GameState, Recorded], GameState]
 
 
 def _meta(command: Command) -> dict:
@@ -88,8 +92,12 @@ def _meta(command: Command) -> dict:
     }
 
 
-def _check(state: GameState, events: list[Event], command: Command) -> list[Event]:
-    """The proposed events as they will read back; refused if evolve would ignore any."""
+def checked(
+    state: GameState, events: list[Event], command: Command, fold: Evolve = evolve
+) -> list[Event]:
+    """The proposed events as they will read back; refused if the variant's `fold` (its
+    evolve) would ignore any: what decide proposes, evolve must accept (every variant's
+    decide ends here)."""
     checked = []
     for i, proposed in enumerate(events):
         try:
@@ -98,7 +106,7 @@ def _check(state: GameState, events: list[Event], command: Command) -> list[Even
             raise GameRuleError(f"bad_{exc.field or 'event'}", str(exc)) from None
         checked.append(event)
         before = len(state.notes)
-        state = evolve(state, Recorded(event, f"proposed-{i}", **_meta(command)))
+        state = fold(state, Recorded(event, f"proposed-{i}", **_meta(command)))
         for note in state.notes[before:]:
             if note.ignored:
                 raise GameRuleError(note.code, note.message)
@@ -254,7 +262,7 @@ def _end(state: GameState, command: EndGame) -> list[Event]:
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events that carry out an arbiter's command, or `GameRuleError` saying why not."""
     if isinstance(command, CreateGame):
-        return _check(state, _create(state, command), command)
+        return checked(state, _create(state, command), command)
     if state.created is None:
         raise GameRuleError("no_game", "the game does not exist: create it first")
     if isinstance(command, JoinPlayer):
@@ -289,4 +297,4 @@ def decide(state: GameState, command: Command) -> list[Event]:
         raise GameRuleError(
             "unknown_command", f"{type(command).__name__} is not a duplicate command"
         )
-    return _check(state, events, command)
+    return checked(state, events, command)
