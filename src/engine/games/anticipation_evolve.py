@@ -19,7 +19,16 @@ from engine.games.anticipation_rules import (
     settle,
     sheet_of,
 )
-from engine.games.duplicate_evolve import Ignore, check_next_draw, check_open, setting_notes
+from engine.games.duplicate_evolve import (
+    Ignore,
+    check_next_draw,
+    check_open,
+    known_player,
+    open_drawn_round,
+    open_round,
+    setting_notes,
+    with_round,
+)
 from engine.games.events import (
     DECISIONS,
     DecisionRevoked,
@@ -95,48 +104,17 @@ def _plan(state: GameState) -> draws.DrawPlan:
 
 def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
     check_next_draw(state, event, "the next group to draw is round {expected}'s")
-    context = state.context
-    assert context is not None
-    plan = _plan(state)
-    problems = draws.check_manual_draw(
-        plan, "", state.bag, event.drawn, event.rejected, context.ruleset.vowels
-    )
-    if problems:
-        raise Ignore(problems[0].code, "; ".join(p.message for p in problems))
-    new_round = RoundState(
-        number=event.round,
-        board=state.board,
-        leftover="",
-        bag_before=state.bag,
-        plan=plan,
-        drawn=event.drawn,
-        rejected=event.rejected,
-        deadline=event.deadline,
-        draw_event_id=recorded.event_id,
-    )
-    return changed(state, rounds=(*state.rounds, new_round), bag=state.bag.take(event.drawn))
+    return open_drawn_round(state, event, recorded, _plan(state))
 
 
 def _open_round(state: GameState, number: int, player_id: str) -> RoundState:
-    check_open(state)
-    found = state.round(number)
-    if found is None:
-        raise Ignore("round_not_drawn", f"round {number} has not been drawn")
-    if found.closed:
-        raise Ignore("round_closed", f"round {number} is closed: nothing about it is accepted")
-    if player_id not in state.players:
-        raise Ignore("unknown_player", f"{player_id} has not joined this game")
-    return found
-
-
-def _with_round(state: GameState, rnd: RoundState) -> GameState:
-    rounds = list(state.rounds)
-    rounds[rnd.number - 1] = rnd
-    return changed(state, rounds=tuple(rounds))
+    rnd = open_round(state, number)
+    known_player(state, player_id)
+    return rnd
 
 
 def _with_player(state: GameState, rnd: RoundState, player: PlayerRound) -> GameState:
-    return _with_round(state, settle(state, rnd, player))
+    return with_round(state, settle(state, rnd, player))
 
 
 def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -> GameState:
@@ -184,7 +162,7 @@ def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
 
 def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState:
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return _with_round(state, settle(state, rnd, rnd.player(decision.player_id or "")))
+    return with_round(state, settle(state, rnd, rnd.player(decision.player_id or "")))
 
 
 def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
@@ -224,7 +202,7 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     over = state.over
     if not state.bag:
         over = f"all {rnd.number} groups have been played"
-    after = changed(_with_round(state, changed(rnd, closed=True)), sheets=sheets, over=over)
+    after = changed(with_round(state, changed(rnd, closed=True)), sheets=sheets, over=over)
     return _remember(after, recorded, "RoundClosed")
 
 
@@ -262,7 +240,7 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
             rnd = changed(rnd, decisions=tuple(decisions))
             if decision.player_id is not None:
                 rnd = settle(state, rnd, rnd.player(decision.player_id))
-            return _remember(_with_round(state, rnd), recorded, "DecisionRevoked")
+            return _remember(with_round(state, rnd), recorded, "DecisionRevoked")
     known = _known_event(state, event.event_id)
     if known is not None:
         raise Ignore(

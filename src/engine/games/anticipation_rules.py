@@ -30,10 +30,9 @@ from datetime import datetime
 
 from engine.board import Board
 from engine.games.context import GameContext, Judgement
-from engine.games.rounds import standing_parts
+from engine.games.rounds import part_result, standing_parts
 from engine.games.state import (
     GameState,
-    PartResult,
     PlayerRound,
     RoundState,
     changed,
@@ -199,17 +198,9 @@ def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState
         rack = stock if from_stock else group
         text = correction.text if correction is not None else entry.text
         judgement = judge(context, board, rack, text, None if from_stock else joker_for)
-        if late:
-            code: str | None = "late"
-        elif annulled:
-            code = "annulled"
-        elif not judgement.valid:
-            code = judgement.problems[0].code
-        else:
-            code = None
-        score = judgement.score if code is None else 0
-        parts.append(PartResult(part, entry, correction, judgement, late, code, score, board, rack))
-        if code is None:
+        result = part_result(part, entry, correction, judgement, late, annulled, board, rack)
+        parts.append(result)
+        if result.code is None:
             laid = judgement.tiles
     player = changed(player, parts=tuple(parts))
     return changed(rnd, players={**rnd.players, player.player_id: player})

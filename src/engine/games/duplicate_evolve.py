@@ -169,6 +169,17 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
     )
     if not isinstance(plan, draws.DrawPlan):
         raise Ignore(plan.code, plan.message)
+    return open_drawn_round(state, event, recorded, plan)
+
+
+def open_drawn_round(
+    state: GameState, event: RackDrawn, recorded: Recorded, plan: draws.DrawPlan
+) -> GameState:
+    """The round a draw opens, once the draw holds to its plan (the bag, the rejected draws,
+    the vowel and consonant rule): on the board as it stands, the drawn tiles out of the bag.
+    Every variant's draw ends here; only the plan differs."""
+    context = state.context
+    assert context is not None
     problems = draws.check_manual_draw(
         plan, state.leftover, state.bag, event.drawn, event.rejected, context.ruleset.vowels
     )
@@ -188,7 +199,7 @@ def _drawn(state: GameState, event: RackDrawn, recorded: Recorded) -> GameState:
     return changed(state, rounds=(*state.rounds, new_round), bag=state.bag.take(event.drawn))
 
 
-def _open_round(state: GameState, number: int) -> RoundState:
+def open_round(state: GameState, number: int) -> RoundState:
     check_open(state)
     found = state.round(number)
     if found is None:
@@ -198,20 +209,20 @@ def _open_round(state: GameState, number: int) -> RoundState:
     return found
 
 
-def _known_player(state: GameState, player_id: str) -> None:
+def known_player(state: GameState, player_id: str) -> None:
     if player_id not in state.players:
         raise Ignore("unknown_player", f"{player_id} has not joined this game")
 
 
-def _with_round(state: GameState, rnd: RoundState) -> GameState:
+def with_round(state: GameState, rnd: RoundState) -> GameState:
     rounds = list(state.rounds)
     rounds[rnd.number - 1] = rnd
     return changed(state, rounds=tuple(rounds))
 
 
 def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round)
-    _known_player(state, event.player_id)
+    rnd = open_round(state, event.round)
+    known_player(state, event.player_id)
     if event.part > 1 and not rnd.last:
         raise Ignore(
             "part_not_allowed",
@@ -228,7 +239,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
         recorded.source,
     )
     player = changed(player, received=(*player.received, entry))
-    return _with_round(state, settle(state, rnd, player))
+    return with_round(state, settle(state, rnd, player))
 
 
 def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
@@ -245,30 +256,30 @@ def _decision(recorded: Recorded, type_name: str, round_number: int, **fields) -
 
 
 def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round)
-    _known_player(state, event.player_id)
+    rnd = open_round(state, event.round)
+    known_player(state, event.player_id)
     _submitted(rnd, event.player_id, event.part, "annul")
     decision = _decision(
         recorded, "SubmissionAnnulled", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return _with_round(state, settle(state, rnd, rnd.player(event.player_id)))
+    return with_round(state, settle(state, rnd, rnd.player(event.player_id)))
 
 
 def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round)
-    _known_player(state, event.player_id)
+    rnd = open_round(state, event.round)
+    known_player(state, event.player_id)
     decision = _decision(
         recorded, "PenaltyGiven", event.round,
         player_id=event.player_id, points=event.points, reason=event.reason,
     )  # fmt: skip
-    return _with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
+    return with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
 def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round)
-    _known_player(state, event.player_id)
+    rnd = open_round(state, event.round)
+    known_player(state, event.player_id)
     _submitted(rnd, event.player_id, event.part, "correct")
     player = rnd.players[event.player_id]
     entry = Received(
@@ -288,11 +299,11 @@ def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded)
     )  # fmt: skip
     player = changed(player, received=(*player.received, entry))
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return _with_round(state, settle(state, rnd, player))
+    return with_round(state, settle(state, rnd, player))
 
 
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round)
+    rnd = open_round(state, event.round)
     judged = judge_sequence(state, rnd, event.move)
     if not all(j.valid for j in judged):
         problem = next(j for j in judged if not j.valid).problems[0]
@@ -310,11 +321,11 @@ def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameS
                 f" reached by {moves}",
             )
     decision = _decision(recorded, "TopChosen", event.round, move=event.move)
-    return _with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
+    return with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
 def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round)
+    rnd = open_round(state, event.round)
     top, note = top_at_close(state, rnd)
     rnd = changed(rnd, closed=True, top=top)
     board, leftover, bag = rnd.board, rnd.rack, state.bag
@@ -335,7 +346,7 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
         )
         if not isinstance(plan, draws.DrawPlan):
             over = plan.message
-    after = changed(_with_round(state, rnd), board=board, leftover=leftover, bag=bag, over=over)
+    after = changed(with_round(state, rnd), board=board, leftover=leftover, bag=bag, over=over)
     after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
     if note is not None:
         remark = Note(recorded.seq, recorded.event_id, "RoundClosed", "top_interpreted", note,
@@ -391,7 +402,7 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
     rnd = changed(rnd, decisions=tuple(decisions))
     if decision.player_id is not None:
         rnd = settle(state, rnd, rnd.player(decision.player_id))
-    after = _with_round(state, rnd)
+    after = with_round(state, rnd)
     return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
 
 

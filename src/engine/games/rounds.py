@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from engine.board import Board
 from engine.games.context import Judgement
 from engine.games.state import (
     Decision,
@@ -91,6 +92,30 @@ def standing_parts(
     return found
 
 
+def part_result(
+    part: int,
+    entry: Received,
+    correction: Received | None,
+    judgement: Judgement,
+    late: bool,
+    annulled: bool,
+    board: Board,
+    rack: str,
+) -> PartResult:
+    """A part as it counts: nothing when late or annulled (in that order of reasons), else what
+    its judgement earns, 0 with its first problem's code when the move is refused."""
+    if late:
+        code: str | None = "late"
+    elif annulled:
+        code = "annulled"
+    elif not judgement.valid:
+        code = judgement.problems[0].code
+    else:
+        code = None
+    score = judgement.score if code is None else 0
+    return PartResult(part, entry, correction, judgement, late, code, score, board, rack)
+
+
 def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState:
     """The round with the player's parts judged again, after a change to what they sent or a
     decision."""
@@ -101,17 +126,9 @@ def settle(state: GameState, rnd: RoundState, player: PlayerRound) -> RoundState
     for part, entry, correction, late, annulled in standing_parts(rnd, player):
         text = correction.text if correction is not None else entry.text
         judgement = context.judge(board, rack, text)
-        if late:
-            code = "late"
-        elif annulled:
-            code = "annulled"
-        elif not judgement.valid:
-            code = judgement.problems[0].code
-        else:
-            code = None
-        score = judgement.score if code is None else 0
-        parts.append(PartResult(part, entry, correction, judgement, late, code, score, board, rack))
-        if code is None and rnd.last:
+        result = part_result(part, entry, correction, judgement, late, annulled, board, rack)
+        parts.append(result)
+        if result.code is None and rnd.last:
             board = board.with_tiles((t.row, t.col, t.cell) for t in judgement.tiles)
             rack = rack_after(rack, judgement)
     player = changed(player, parts=tuple(parts))
