@@ -43,6 +43,7 @@ from engine.games.events import (
     SubmissionCorrected,
     SubmissionReceived,
     TopChosen,
+    Undecodable,
     read_recorded,
 )
 from engine.games.projections import position
@@ -223,3 +224,6 @@ def test_evolve_never_raises_on_recorded_nonsense_and_still_replays_the_same(
         states.append(state)
     game.log, game.state = log, state
     _check_fold(game, states)
+    ignored = {n.event_id for n in state.notes if n.ignored}
+    nonsense = {r.event_id for r in log if isinstance(r.event, Undecodable)}
+    assert nonsense <= ignored  # kept, and shown as ignored with the reason
