@@ -100,8 +100,3 @@ def _show(written: Export) -> None:
         highlight=False,
         markup=False,
     )
-
-
-def register(app: typer.Typer) -> None:
-    """Add `arbitru export`."""
-    app.command("export")(export_command)

@@ -32,11 +32,6 @@ from pipelines.recompute import (
 )
 
 
-def register(app: typer.Typer) -> None:
-    """Add the season commands to the `arbitru` app."""
-    app.command("recompute")(recompute_command)
-
-
 @contextmanager
 def _progress(console: Console, plan: Plan, shown: bool) -> Iterator[Callable[[GameSource], None]]:
     """A bar of games done, with events/s and the time left, on a terminal only."""

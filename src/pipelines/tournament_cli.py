@@ -247,10 +247,3 @@ def simulate_command(
         f"wrote {count} events of season {plan.season} ({len(plan.tournaments)} tournament(s), "
         f"{total} game(s)) to {escape(str(out_file))} in {time.monotonic() - started:.1f} s"
     )
-
-
-def register(app: typer.Typer) -> None:
-    """Add these commands to the `arbitru` app."""
-    app.add_typer(tournament_app, name="tournament")
-    app.add_typer(season_app, name="season")
-    app.command("simulate")(simulate_command)

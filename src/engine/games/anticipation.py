@@ -43,7 +43,6 @@ from engine.games.events import (
     DecisionRevoked,
     Event,
     GameCreated,
-    GameEnded,
     PenaltyGiven,
     PlayerJoined,
     RackDrawn,
@@ -103,15 +102,6 @@ def _draw(state: GameState, command: DrawRack) -> list[Event]:
     return [RackDrawn(command.round, tiles, (), command.deadline)]
 
 
-def _end(state: GameState, command: EndGame) -> list[Event]:
-    current = state.current
-    if current is not None and not current.closed:
-        raise GameRuleError(
-            "round_not_closed", f"round {current.number} is open: close it before ending the game"
-        )
-    return [GameEnded(command.reason)]
-
-
 def _events(state: GameState, command: Command) -> list[Event]:
     match command:
         case JoinPlayer():
@@ -143,7 +133,7 @@ def _events(state: GameState, command: Command) -> list[Event]:
         case RevealSeed():
             return [SeedRevealed(command.seed)]
         case EndGame():
-            return _end(state, command)
+            return duplicate.end_events(state, command)
         case ChooseTop():
             raise GameRuleError(
                 "no_top", "every player plays their own board: an anticipation round has no top"

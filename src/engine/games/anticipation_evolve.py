@@ -27,6 +27,7 @@ from engine.games.duplicate_evolve import (
     open_drawn_round,
     open_round,
     setting_notes,
+    submitted,
     with_round,
 )
 from engine.games.events import (
@@ -151,15 +152,6 @@ def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) 
     return _with_player(state, rnd, changed(player, replacement=replacing))
 
 
-def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
-    player = rnd.players.get(player_id)
-    if player is None or not any(r.part == part for r in player.received):
-        raise Ignore(
-            f"nothing_to_{what}",
-            f"{player_id} has no submission (part {part}) in round {rnd.number} to {what}",
-        )
-
-
 def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState:
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
     return with_round(state, settle(state, rnd, rnd.player(decision.player_id or "")))
@@ -167,7 +159,7 @@ def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState
 
 def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
     rnd = _open_round(state, event.round, event.player_id)
-    _submitted(rnd, event.player_id, event.part, "annul")
+    submitted(rnd, event.player_id, event.part, "annul")
     decision = Decision(recorded.event_id, recorded.seq, "SubmissionAnnulled", event.round,
                         event.player_id, event.part, event.reason)  # fmt: skip
     return _decided(state, rnd, decision)
@@ -175,7 +167,7 @@ def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -
 
 def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
     rnd = _open_round(state, event.round, event.player_id)
-    _submitted(rnd, event.player_id, event.part, "correct")
+    submitted(rnd, event.player_id, event.part, "correct")
     player = rnd.players[event.player_id]
     entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
                      recorded.received_at, recorded.source, correction=True,

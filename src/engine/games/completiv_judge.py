@@ -34,7 +34,7 @@ from engine.problems import Problem
 from engine.rack import Rack
 from engine.ruleset import Ruleset
 from engine.tiles import JOKER
-from engine.verdict import Verdict, check_move
+from engine.verdict import Verdict
 
 
 def stock_of(ruleset: Ruleset, board: Board, rack: str) -> Bag:
@@ -141,7 +141,7 @@ class CompletivContext(GameContext):
                 jokers=tuple(sorted({*move.jokers, at})),
                 chosen=Chosen(chosen.letter, True, chosen.at),
             )
-            verdict = check_move(board, moved, self.ruleset, self.dictionary, Rack(rack))
+            verdict = self.check(board, rack, moved)
             readings.append((verdict.points_if_valid, at, moved, verdict))
         _, at, moved, verdict = min(readings, key=lambda r: (r[0], r[1]))
         value = self.ruleset.value(chosen.letter)

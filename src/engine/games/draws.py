@@ -110,12 +110,13 @@ def check_manual_draw(
 ) -> list[Problem]:
     """Every reason a hand draw cannot be recorded as it is (empty when it can)."""
     problems = []
-    for label, tiles in [*((f"rejected draw {t}", t) for t in rejected), (f"draw {drawn}", drawn)]:
+    named = [*((f"rejected draw {t or '(empty)'}", t) for t in rejected)]
+    for label, tiles in [*named, (f"draw {drawn or '(empty)'}", drawn)]:
         if len(tiles) != plan.needed:
             problems.append(
                 Problem(
                     "wrong_draw_size",
-                    f"{label or 'draw (empty)'}: {len(tiles)} tiles, the round draws {plan.needed}"
+                    f"{label}: {len(tiles)} tiles, the round draws {plan.needed}"
                     f" (the leftover {leftover or '(none)'} completed to the draw size)",
                 )
             )

@@ -250,7 +250,7 @@ def _choose(state: GameState, command: ChooseTop) -> list[Event]:
     return [TopChosen(command.round, command.move)]
 
 
-def _end(state: GameState, command: EndGame) -> list[Event]:
+def end_events(state: GameState, command: EndGame) -> list[Event]:
     current = state.current
     if current is not None and not current.closed:
         raise GameRuleError(
@@ -292,7 +292,7 @@ def decide(state: GameState, command: Command) -> list[Event]:
     elif isinstance(command, RevealSeed):
         events = [SeedRevealed(command.seed)]
     elif isinstance(command, EndGame):
-        events = _end(state, command)
+        events = end_events(state, command)
     else:
         raise GameRuleError(
             "unknown_command", f"{type(command).__name__} is not a duplicate command"

@@ -242,7 +242,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
     return with_round(state, settle(state, rnd, player))
 
 
-def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
+def submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
     player = rnd.players.get(player_id)
     if player is None or not any(r.part == part for r in player.received):
         raise Ignore(
@@ -258,7 +258,7 @@ def _decision(recorded: Recorded, type_name: str, round_number: int, **fields) -
 def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
-    _submitted(rnd, event.player_id, event.part, "annul")
+    submitted(rnd, event.player_id, event.part, "annul")
     decision = _decision(
         recorded, "SubmissionAnnulled", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
@@ -280,7 +280,7 @@ def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> Gam
 def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
-    _submitted(rnd, event.player_id, event.part, "correct")
+    submitted(rnd, event.player_id, event.part, "correct")
     player = rnd.players[event.player_id]
     entry = Received(
         recorded.event_id,
