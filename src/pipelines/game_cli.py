@@ -17,7 +17,6 @@ import typer
 
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
-from engine.games.events import DictionaryRef
 from ledger.database import DEFAULT_URL
 from pipelines import game_views as views
 from pipelines.game_common import (
@@ -33,6 +32,7 @@ from pipelines.game_common import (
     current_round,
     fail,
     loaded,
+    reported,
     round_of,
     run,
     time_option,
@@ -51,7 +51,6 @@ from pipelines.game_inputs import (
 )
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
-    ServiceError,
     dictionary_ref,
     stream_of,
 )
@@ -79,13 +78,6 @@ def _players(specs: list[str], players_file: Path | None) -> tuple[cmd.Player, .
             fail(f"player {player.player_id} is given twice: give each player once")
         seen.add(player.player_id)
     return tuple(cmd.Player(p.player_id, p.name) for p in given)
-
-
-def _dictionary_ref(spec: str | None) -> DictionaryRef:
-    try:
-        return dictionary_ref(spec)
-    except ServiceError as exc:
-        fail(str(exc), exc.exit_code)
 
 
 def _seed_for_create(
@@ -179,7 +171,9 @@ def create_command(
         game_settings = parse_settings(settings or [])
     except InputError as exc:
         fail(str(exc))
-    stream = stream_of_or_fail(game)
+    with reported():
+        stream = stream_of(game)
+        dictionary = dictionary_ref(dict_spec)
     commitment = None
     seed_note: tuple[str, Path | None, bool] | None = None
     if draw == "seeded":
@@ -193,7 +187,7 @@ def create_command(
         title=title,
         ruleset=ruleset,
         settings=game_settings,
-        dictionary=_dictionary_ref(dict_spec),
+        dictionary=dictionary,
         draw=draw,
         seed_commitment=commitment,
         actor=actor_of(actor),
@@ -203,13 +197,6 @@ def create_command(
         views.show_seed_note(*seed_note, shown=show_seed)
     elif seed_note is not None and show_seed:
         views.err.print(f"seed: {seed_note[0]}")
-
-
-def stream_of_or_fail(game: str) -> str:
-    try:
-        return stream_of(game)
-    except ServiceError as exc:
-        fail(str(exc), exc.exit_code)
 
 
 def join_command(

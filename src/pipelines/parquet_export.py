@@ -32,6 +32,7 @@ from typing import Any
 import pyarrow as pa
 import sqlalchemy as sa
 
+from engine.games.projections import pct_of
 from ledger import EventStore, Head
 from ledger.checkpoints import list_checkpoints
 from ledger.database import read_transaction
@@ -205,7 +206,7 @@ def _tournament_places(
             "level": "tournament", "tournament_id": tournament.tournament_id, "game_id": None,
             "variant": None, "rank": p.rank, "player_id": p.player_id, "name": p.name,
             "total": p.total,
-            "pct_of_top": round(100 * p.total / top_total, 2) if top_total else None,
+            "pct_of_top": pct_of(p.total, top_total),
             "solos": p.solos, "rounds": rounds.get(p.player_id, 0), "games": p.games,
             "ranking_points": points.points_for(p.rank) if p.games else None,
         }

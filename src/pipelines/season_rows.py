@@ -35,7 +35,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple, get_type_hints
 
-from engine.games.projections import PlayerResult, RoundResults, round_results, standings
+from engine.games.projections import (
+    PlayerResult,
+    RoundResults,
+    pct_of,
+    round_results,
+    standings,
+)
 from engine.games.state import GameState
 from engine.notation import format_placement
 
@@ -130,10 +136,6 @@ COLUMNS: dict[str, tuple[tuple[str, type, bool], ...]] = {
 """Each table's columns in order: (name, Python type among str/int/float/bool, nullable)."""
 
 
-def _pct(score: int, top: int | None) -> float | None:
-    return round(100 * score / top, 2) if top else None
-
-
 def _player_row(
     key: tuple, results: RoundResults, player: PlayerResult, cumulative: int
 ) -> PlayerRoundRow:
@@ -150,7 +152,7 @@ def _player_row(
     return PlayerRoundRow(
         *key, results.round, player.player_id, written, "; ".join(moves) or None,
         player.code is None, player.code, player.score, top_score, player.solo, player.bonus,
-        player.penalty, player.total, _pct(player.total, top_score), cumulative,
+        player.penalty, player.total, pct_of(player.total, top_score), cumulative,
         results.closed, max(seqs, default=None),
     )  # fmt: skip
 

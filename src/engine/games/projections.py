@@ -199,6 +199,12 @@ def round_results(state: GameState, n: int, *, submissions: bool = True) -> Roun
     )  # fmt: skip
 
 
+def pct_of(score: int, top: int | None) -> float | None:
+    """A score as a percentage of the top (2 decimals; solo bonuses count, so it may pass
+    100), none where there is no top: every table that shows it reads it from here."""
+    return round(100 * score / top, 2) if top else None
+
+
 def standings(
     state: GameState, results: Sequence[RoundResults] | None = None
 ) -> tuple[Standing, ...]:
@@ -223,7 +229,7 @@ def standings(
     for i, player_id in enumerate(order):
         total = sum(totals[player_id])
         rank = ranked[-1].rank if ranked and ranked[-1].total == total else i + 1
-        pct = round(100 * total / top_total, 2) if top_total else None
+        pct = pct_of(total, top_total)
         name = state.players[player_id].name
         ranked.append(
             Standing(rank, player_id, name, total, solos[player_id], pct, tuple(totals[player_id]))
