@@ -98,6 +98,7 @@ class _Game:
         self.players = scenario.roster or make_players(scenario.players, self.rng)
         self.secret = f"{scenario.game_id}-{scenario.seed}-{self.rng.getrandbits(64):016x}"
         self.happened: dict[str, list[int]] = {}
+        self._known: GameState | None = None
 
     def run(self) -> Played:
         self._create()
@@ -123,9 +124,13 @@ class _Game:
                 return self._end(number, self._state().over or "")
 
     def _state(self) -> GameState:
-        return load_game(self.store, self.scenario.game_id).state
+        """The game as recorded, read again only after `_do` has recorded something."""
+        if self._known is None:
+            self._known = load_game(self.store, self.scenario.game_id).state
+        return self._known
 
     def _do(self, commands: list[Command]) -> None:
+        self._known = None
         execute(self.store, self.scenario.game_id, commands)
 
     def _note(self, kind: str, number: int) -> None:
