@@ -128,12 +128,9 @@ def new_key_files(path: Path) -> tuple[Ed25519PublicKey, Path]:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    public_pem = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
     _write_new(path, private_pem, 0o600)
     try:
-        _write_new(public_path, public_pem, 0o644)
+        _write_new(public_path, public_pem(key.public_key()).encode("ascii"), 0o644)
     except BaseException:
         path.unlink(missing_ok=True)
         raise

@@ -318,3 +318,12 @@ def test_an_anticipation_game_has_no_top_source(words):
         CreateGame(game_id="a3", variant="anticipation", settings={"top_source": "computer"})
     )
     assert refused.code == "bad_setting"
+
+
+def test_all_seven_letters_of_a_group_laid_earn_the_50_bonus(game):
+    _submit(game, "ana", "H8: SERBATI")
+    _submit(game, "bob", "H8: SARIT")
+    whole, part = _result(game, "ana"), _result(game, "bob")
+    assert whole.parts[0].judgement.verdict.bonus == 50
+    assert whole.score == whole.parts[0].judgement.verdict.score > 50
+    assert part.parts[0].judgement.verdict.bonus == 0

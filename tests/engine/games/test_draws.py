@@ -20,6 +20,7 @@ from engine.games.draws import (
     seeded_draw,
 )
 from engine.games.events import RackDrawn, SeedRevealed
+from engine.games.projections import round_results
 from engine.games.settings import DrawMinimum
 from engine.problems import Problem
 
@@ -168,3 +169,13 @@ def test_the_derivation_printed_in_docs_draws_md_gives_the_documented_draw(rules
     namespace: dict = {}
     exec(code, namespace)
     assert namespace["draw"]("demo-seed", 1, 0, Bag.full(ruleset).tiles(), 7) == "NNAMDAE"
+
+
+def test_round_1_draws_seven_tiles_and_every_player_plays_the_same_rack(table):
+    game = table()
+    assert game.refuse(DrawRack(round=1, tiles="CARTEA")).code == "wrong_draw_size"
+    game.run(DrawRack(round=1, tiles="CARTEAS"))
+    for player, text in (("ana", "H8: CARTE"), ("bob", "H8: ARC"), ("cid", "H8: CARTEAS")):
+        game.run(Submit(round=1, player_id=player, text=text))
+    racks = {p.player_id: p.parts[0].rack for p in round_results(game.state, 1).players}
+    assert racks == dict.fromkeys(("ana", "bob", "cid"), "CARTEAS")
