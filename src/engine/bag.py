@@ -79,9 +79,6 @@ class Bag:
             if n > self.counts.get(tile, 0)
         ]
 
-    def holds(self, tiles: Iterable[str]) -> bool:
-        return not self.shortage(Counter(tiles))
-
     def take(self, tiles: Iterable[str]) -> Bag:
         """The bag without these tiles; `BagError` naming every tile it lacks."""
         wanted = Counter(tiles)

@@ -114,10 +114,6 @@ class PartResult:
     rack: str = ""
 
     @property
-    def counted(self) -> bool:
-        return self.code is None
-
-    @property
     def tiles(self) -> tuple[Tile, ...]:
         return self.judgement.tiles if self.code is None else ()
 
@@ -190,11 +186,6 @@ class RoundState:
     @property
     def rack(self) -> str:
         return self.leftover + self.drawn
-
-    @property
-    def bag(self) -> Bag:
-        """The bag after this round's draw."""
-        return self.bag_before.take(self.drawn)
 
     @property
     def last(self) -> bool:
