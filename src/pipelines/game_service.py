@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -179,14 +179,16 @@ def _context(created: GameCreated) -> GameContext:
         raise UnusableGame(f"game {created.game_id}: {exc}") from exc
 
 
-def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameState]:
-    """The stored events decoded (an undecodable one is kept, shown as ignored) and folded."""
-    history = tuple(
-        read_recorded(
+def _decoded(stored: Iterable[RecordedEvent]) -> Iterator[Recorded]:
+    for e in stored:
+        yield read_recorded(
             e.type, e.schema, e.payload, e.meta, event_id=e.event_id, seq=e.seq, version=e.version
         )
-        for e in stored
-    )
+
+
+def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameState]:
+    """The stored events decoded (an undecodable one is kept, shown as ignored) and folded."""
+    history = tuple(_decoded(stored))
     state = initial_state(resolve_context)
     for recorded in history:
         state = evolve(state, recorded)
@@ -196,6 +198,13 @@ def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameSta
 def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -> Game:
     """A game's events and state; `GameNotFound` when there is none (unless `must_exist` is
     False: a game about to be created). No store stands for a ledger not created yet."""
+    stream, stored = _read(store, game, must_exist)
+    return _game(stream, stored)
+
+
+def _read(
+    store: EventStore | None, game: str, must_exist: bool = True
+) -> tuple[str, tuple[RecordedEvent, ...]]:
     stream = stream_of(game)
     stored = tuple(store.read_stream(stream)) if store is not None else ()
     if not stored and must_exist:
@@ -203,38 +212,38 @@ def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -
             f"no game {stream.split('/', 1)[1]} in this ledger: check the id and --db "
             "(`arbitru ledger export` lists the streams), or create it with `arbitru game create`"
         )
-    return _game(stream, stored)
+    return stream, stored
 
 
 def replay_to(
     store: EventStore, game: str, *, at: int | None = None, round_number: int | None = None
 ) -> Game:
     """A game as it was right after the event of global seq `at`, or when round
-    `round_number` closed (now, if it is still open); the whole game when neither is given."""
-    whole = load_game(store, game)
+    `round_number` closed (now, if it is still open); the whole game when neither is given.
+    The events are read once and folded once, only as far as the moment asked for."""
+    stream, stored = _read(store, game)
     if at is not None:
-        stored = tuple(e for e in whole.stored if e.seq <= at)
-        if not stored:
-            first = whole.stored[0].seq
-            raise ServiceError(f"{whole.stream} starts at seq {first}: give --at {first} or later")
-        return _game(whole.stream, stored)
+        prefix = tuple(e for e in stored if e.seq <= at)
+        if not prefix:
+            first = stored[0].seq
+            raise ServiceError(f"{stream} starts at seq {first}: give --at {first} or later")
+        return _game(stream, prefix)
     if round_number is None:
-        return whole
-    if whole.state.round(round_number) is None:
-        raise ServiceError(
-            f"round {round_number} of {whole.stream} has not been drawn "
-            f"({len(whole.state.rounds)} round(s) so far)"
-        )
-    state = initial_state(resolve_context)
-    for count, recorded in enumerate(whole.history, start=1):
+        return _game(stream, stored)
+    history, state = [], initial_state(resolve_context)
+    for recorded in _decoded(stored):
+        history.append(recorded)
         state = evolve(state, recorded)
         folded = state.round(round_number)
         if folded is not None and folded.closed:
-            return Game(
-                whole.stream, whole.stored[count - 1].version, whole.stored[:count],
-                whole.history[:count], state,
-            )  # fmt: skip
-    return whole
+            break
+    if state.round(round_number) is None:
+        raise ServiceError(
+            f"round {round_number} of {stream} has not been drawn "
+            f"({len(state.rounds)} round(s) so far)"
+        )
+    count = len(history)
+    return Game(stream, stored[count - 1].version, stored[:count], tuple(history), state)
 
 
 def _game(stream: str, stored: tuple[RecordedEvent, ...]) -> Game:
