@@ -14,6 +14,7 @@ import pytest
 from game_table import Table, minutes
 
 from engine.bag import Bag
+from engine.games.anticipation_rules import seed_notation
 from engine.games.anticipation_views import player_sheet
 from engine.games.commands import (
     Annul,
@@ -327,3 +328,10 @@ def test_all_seven_letters_of_a_group_laid_earn_the_50_bonus(game):
     assert whole.parts[0].judgement.verdict.bonus == 50
     assert whole.score == whole.parts[0].judgement.verdict.score > 50
     assert part.parts[0].judgement.verdict.bonus == 0
+
+
+def test_notation_capital_then_o_is_a_joker_for_that_capital_a_joker_o_is_written_in_brackets():
+    assert seed_notation("H8: SERBoATI") == "H8: SER(B)ATI"
+    assert seed_notation("H8: PoRT") == "H8: (P)RT"  # not P and a joker O
+    assert seed_notation("H8: P(O)RT") == "H8: P(O)RT"
+    assert seed_notation("H8: SERBATI") == "H8: SERBATI"

@@ -272,6 +272,19 @@ def test_annulled_submission_scores_zero(table):
     assert _result(game, "bob").solo
 
 
+def test_an_annulment_and_its_revocation_are_new_events_nothing_is_edited_or_deleted(table):
+    game = _round_one(table)
+    (sent,) = _submit(game, "ana", "H4: CARTEA")
+    before = list(game.log)
+    (annulled,) = game.run(Annul(round=1, player_id="ana", reason="x"))
+    game.run(Revoke(event_id=annulled.event_id, reason="appeal upheld"))
+    assert game.log[: len(before)] == before  # what was recorded stays as it was
+    rnd = game.state.round(1)
+    assert [r.event_id for r in rnd.players["ana"].received] == [sent.event_id]
+    (decision,) = rnd.decisions
+    assert decision.event_id == annulled.event_id and decision.revoked_by is not None
+
+
 def test_annulling_a_player_who_sent_nothing_is_refused(table):
     game = _round_one(table)
     assert game.refuse(Annul(round=1, player_id="ana", reason="x")).code == "nothing_to_annul"
