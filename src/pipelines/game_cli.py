@@ -10,6 +10,7 @@ input (nothing written).
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -29,9 +30,8 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
-    current_round,
     fail,
-    loaded,
+    in_round,
     reported,
     round_of,
     run,
@@ -51,6 +51,7 @@ from pipelines.game_inputs import (
 )
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
+    Game,
     dictionary_ref,
     stream_of,
 )
@@ -248,26 +249,29 @@ def draw_command(
     """Draw the tiles that complete the rack.
 
     Entered by hand (--tiles), or derived from the seed in a seeded game."""
-    now = loaded(db, game)
-    created = now.state.created
-    seeded = created is not None and created.draw == "seeded"
-    seed = None
-    if seeded:
-        if tiles is not None or rejected:
-            fail("this game's draws are seeded: the tiles come from the seed; drop --tiles")
-        seed = _seed(game, seed_file)
-    elif tiles is None:
-        fail("give the tiles drawn with --tiles (e.g. --tiles EIR?)")
-    number = round_of(now, round_number, drawing=True)
-    command = cmd.DrawRack(
-        round=number,
-        tiles=tiles,
-        rejected=tuple(rejected or ()),
-        seed=seed,
-        deadline=time_option(deadline, "--deadline"),
-        actor=actor_of(actor),
-    )
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+
+    def draw(now: Game) -> list[cmd.Command]:
+        """Made on the game as the service reads it to decide the draw (read once)."""
+        created = now.state.created
+        seeded = created is not None and created.draw == "seeded"
+        seed = None
+        if seeded:
+            if tiles is not None or rejected:
+                fail("this game's draws are seeded: the tiles come from the seed; drop --tiles")
+            seed = _seed(game, seed_file)
+        elif tiles is None:
+            fail("give the tiles drawn with --tiles (e.g. --tiles EIR?)")
+        command = cmd.DrawRack(
+            round=round_of(now, round_number, drawing=True),
+            tiles=tiles,
+            rejected=tuple(rejected or ()),
+            seed=seed,
+            deadline=time_option(deadline, "--deadline"),
+            actor=actor_of(actor),
+        )
+        return [command]
+
+    run(db, game, draw, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def submit_command(
@@ -314,10 +318,9 @@ def submit_command(
             lines = read_submissions_file(file)
         except InputError as exc:
             fail(str(exc))
-        number = current_round(db, game, round_number)
-        commands: list[cmd.Command] = [
-            cmd.Submit(
-                round=number,
+        slips = [
+            partial(
+                cmd.Submit,
                 player_id=line.player_id,
                 text=line.text,
                 received_at=line.received_at or arrival,
@@ -329,10 +332,9 @@ def submit_command(
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')
-        number = current_round(db, game, round_number)
-        commands = [
-            cmd.Submit(
-                round=number,
+        slips = [
+            partial(
+                cmd.Submit,
                 player_id=player,
                 text=text,
                 part=part,
@@ -341,7 +343,8 @@ def submit_command(
                 actor=who,
             )
         ]
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=number)
+    commands = in_round(round_number, *slips)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def close_round_command(
@@ -355,9 +358,8 @@ def close_round_command(
     """Close a round: its results are published.
 
     Nothing about the round is accepted afterwards."""
-    number = current_round(db, game, round_number)
-    command = cmd.CloseRound(round=number, actor=actor_of(actor))
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    commands = in_round(round_number, partial(cmd.CloseRound, actor=actor_of(actor)))
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def reveal_seed_command(

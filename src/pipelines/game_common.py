@@ -5,7 +5,7 @@ by the rules, 2 unusable input; nothing written either way)."""
 from __future__ import annotations
 
 import getpass
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, NoReturn
@@ -19,7 +19,14 @@ from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
 from pipelines import inputs
 from pipelines.game_inputs import InputError, parse_time
-from pipelines.game_service import CommandRefused, Game, ServiceError, execute, load_game
+from pipelines.game_service import (
+    CommandRefused,
+    Commands,
+    Game,
+    ServiceError,
+    execute,
+    load_game,
+)
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
 DbOption = Annotated[
@@ -142,7 +149,7 @@ def time_option(text: str | None, option: str) -> datetime | None:
 def run(
     db: str,
     game: str,
-    commands: list[cmd.Command],
+    commands: Commands,
     *,
     dry_run: bool,
     as_json: bool,
@@ -188,11 +195,12 @@ def _checkpoint(opened: EventStore) -> None:
         )
 
 
-def current_round(db: str, game: str, given: int | None) -> int:
-    """The round a command is about: given, or the current one."""
-    if given is not None:
-        return given
-    return round_of(loaded(db, game), None)
+def in_round(given: int | None, *commands: Callable[..., cmd.Command]) -> Commands:
+    """The commands (each made given `round=`) about round `given`, else about the current
+    round, found on the one read of the game that decides them (`execute`)."""
+    if given is None:
+        return lambda game: in_round(round_of(game, None), *commands)
+    return [make(round=given) for make in commands]
 
 
 def round_of(game: Game, given: int | None, *, drawing: bool = False) -> int:
@@ -203,5 +211,7 @@ def round_of(game: Game, given: int | None, *, drawing: bool = False) -> int:
     if drawing:
         return 1 if current is None else current.number + 1
     if current is None:
-        fail(f"{game.stream} has no round yet: draw round 1 first (`arbitru game draw`)", 1)
+        raise CommandRefused(
+            f"{game.stream} has no round yet: draw round 1 first (`arbitru game draw`)", "no_round"
+        )
     return current.number

@@ -3,6 +3,7 @@ round, each a new event (nothing recorded is ever edited)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 import typer
@@ -20,7 +21,7 @@ from pipelines.game_common import (
     ReasonOption,
     RoundOption,
     actor_of,
-    current_round,
+    in_round,
     run,
 )
 
@@ -37,9 +38,8 @@ def choose_top_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Choose the top among different moves of equal top score."""
-    number = current_round(db, game, round_number)
-    command = cmd.ChooseTop(round=number, move=move, actor=actor_of(actor))
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    commands = in_round(round_number, partial(cmd.ChooseTop, move=move, actor=actor_of(actor)))
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def annul_command(
@@ -54,11 +54,9 @@ def annul_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Annul a player's submission (it scores 0; the submission stays recorded)."""
-    number = current_round(db, game, round_number)
-    command = cmd.Annul(
-        round=number, player_id=player, reason=reason, part=part, actor=actor_of(actor)
-    )
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    command = partial(cmd.Annul, player_id=player, reason=reason, part=part, actor=actor_of(actor))
+    commands = in_round(round_number, command)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def penalise_command(
@@ -73,11 +71,11 @@ def penalise_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Give a player a penalty in a round."""
-    number = current_round(db, game, round_number)
-    command = cmd.Penalise(
-        round=number, player_id=player, points=points, reason=reason, actor=actor_of(actor)
+    command = partial(
+        cmd.Penalise, player_id=player, points=points, reason=reason, actor=actor_of(actor)
     )
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    commands = in_round(round_number, command)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def correct_command(
@@ -96,11 +94,11 @@ def correct_command(
 
     For an illegible slip or a typing error: the original stays, and the reading is judged as
     if received with it."""
-    number = current_round(db, game, round_number)
-    command = cmd.Correct(
-        round=number, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
+    command = partial(
+        cmd.Correct, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
     )
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    commands = in_round(round_number, command)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def revoke_command(

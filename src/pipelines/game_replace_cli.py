@@ -5,6 +5,7 @@ replacement is never changed, so a second one for the same player and round is r
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 import typer
@@ -21,7 +22,7 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
-    current_round,
+    in_round,
     run,
     time_option,
 )
@@ -45,13 +46,13 @@ def replace_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Anticipation: record a player's letter replacement for the round, as written."""
-    number = current_round(db, game, round_number)
-    command = cmd.DeclareReplacement(
-        round=number,
+    command = partial(
+        cmd.DeclareReplacement,
         player_id=player,
         text=text,
         received_at=time_option(received_at, "--received-at"),
         source=source,
         actor=actor_of(actor),
     )
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, round_number=number)
+    commands = in_round(round_number, command)
+    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -144,7 +144,8 @@ def dictionary_ref(spec: str | None) -> DictionaryRef:
 
 def resolve_context(created: GameCreated) -> GameContext:
     """The ruleset, settings and dictionary a game was created with; one context per game and
-    process, so that what it has judged is judged once (a dry run folds the game twice)."""
+    process, so that what it has judged is judged once (a simulation reads the game again after
+    each command it records)."""
     ref = created.dictionary
     key = (
         created.game_id,
@@ -289,10 +290,15 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
     return appended, state
 
 
+Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]
+"""What `execute` is given: the commands, or a function of the game as read that makes them
+(a command about the round open now, read from the same fold that decides it)."""
+
+
 def execute(
     store: EventStore | None,
     game: str,
-    commands: Sequence[Command],
+    commands: Commands,
     *,
     dry_run: bool = False,
     retries: int = RETRIES,
@@ -300,14 +306,22 @@ def execute(
     """Decide `commands` on the game's current state and append their events, all or none, at
     the version read. On a conflict the game is read again and the commands decided again, up
     to `retries` times. A dry run decides and folds only; it alone may be given no store (a
-    ledger not created yet)."""
-    commands = [_stamped(c) for c in commands]
-    creating = any(isinstance(c, CreateGame) for c in commands)
+    ledger not created yet).
+
+    A function of the game is called once, on the first read, so that the game is read and
+    folded once: a retry decides the same commands again. The round the arbiter meant stays
+    the one decided even if another terminal opened a new round meanwhile (the rules then
+    refuse a command about a round closed since). It is for commands about an existing game:
+    a game to create is given as commands."""
+    made = None if callable(commands) else [_stamped(c) for c in commands]
+    creating = made is not None and any(isinstance(c, CreateGame) for c in made)
     conflicts = 0
     while True:
         loaded = load_game(store, game, must_exist=not creating)
+        if made is None:
+            made = [_stamped(c) for c in commands(loaded)]
         try:
-            events, after = decide_all(loaded, commands)
+            events, after = decide_all(loaded, made)
         except GameRuleError as exc:
             raise _refused(exc, loaded.stream, conflicts) from exc
         if dry_run or not events or store is None:

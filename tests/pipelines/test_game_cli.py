@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from game_cli_helpers import Arbiter, create
 
+from ledger import EventStore
+from pipelines import game_service
+
 pytestmark = pytest.mark.usefixtures("default_home")
 
 
@@ -182,6 +185,24 @@ def test_equal_tops_wait_for_the_arbiter_and_a_top_chosen_must_be_a_top(arbiter:
     assert results["top"]["move"] == "H5: VARA" and results["top"]["source"] == "arbiter"
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("submit", "hd1", "--player", "ana", "--text", "H8: VARA"),
+        ("close-round", "hd1"),
+        ("annul", "hd1", "--player", "ana", "--reason", "x"),
+        ("close-round", "hd1", "--dry-run"),
+    ],
+    ids=["submit", "close-round", "annul", "close-round-dry-run"],
+)
+def test_a_round_command_before_any_draw_says_to_draw_round_one(
+    arbiter: Arbiter, command: tuple[str, ...]
+) -> None:
+    create(arbiter)
+    message = arbiter.refused(1, *command)
+    assert message == "error: game/hd1 has no round yet: draw round 1 first (`arbitru game draw`)"
+
+
 def test_a_revocation_of_an_event_that_is_not_a_decision_is_refused(arbiter: Arbiter) -> None:
     create(arbiter)
     drawn = arbiter.ok("draw", "hd1", "--tiles", "VARAEIT")["events"][0]["event_id"]
@@ -295,6 +316,45 @@ def test_every_command_dry_run_writes_nothing(arbiter: Arbiter, command: tuple[s
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["dry_run"] is True
     assert arbiter.count() == before
+
+
+def test_a_round_command_without_round_reads_and_folds_the_game_once(
+    sqlite_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round a command is about is found on the same read that decides it: a 100-player
+    game is not read and folded twice for every slip entered."""
+    arbiter = Arbiter(sqlite_url)
+    create(arbiter)
+    arbiter.ok("create", "an1", "--variant", "anticipation", "--player", "ana", "--player", "bob")
+    arbiter.ok("draw", "an1", "--tiles", "ABEIRST")
+    slips = tmp_path / "slips.txt"
+    slips.write_text("cri | H4: VARA\ndan | H3: VARA\n", encoding="utf-8")
+    reads: list[str] = []
+    folds: list[int] = []
+    read_stream, fold = EventStore.read_stream, game_service.fold
+    monkeypatch.setattr(
+        EventStore,
+        "read_stream",
+        lambda store, stream, *a, **k: reads.append(stream) or read_stream(store, stream, *a, **k),
+    )
+    monkeypatch.setattr(game_service, "fold", lambda stored: folds.append(1) or fold(stored))
+    for command in [
+        ("draw", "hd1", "--tiles", "VARAMOB"),
+        ("submit", "hd1", "--player", "ana", "--text", "H8: VARA"),
+        ("submit", "hd1", "--player", "bob", "--text", "H5: VARA", "--dry-run"),
+        ("submit", "hd1", "--player", "bob", "--text", "H5: VARA"),
+        ("submit", "hd1", "--file", str(slips)),
+        ("choose-top", "hd1", "--move", "H5: VARA"),
+        ("annul", "hd1", "--player", "cri", "--reason", "x"),
+        ("penalise", "hd1", "--player", "ana", "--points", "3", "--reason", "x"),
+        ("correct", "hd1", "--player", "dan", "--text", "H4: VARA", "--reason", "x"),
+        ("close-round", "hd1"),
+        ("replace", "an1", "--player", "ana", "--text", "-B+Bo"),
+    ]:
+        reads.clear()
+        folds.clear()
+        arbiter.ok(*command)
+        assert (len(reads), len(folds)) == (1, 1), command
 
 
 def test_create_dry_run_creates_no_ledger(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from game_cli_helpers import Arbiter, create
 
 from engine.games.commands import CloseRound, Submit
 from ledger import EventStore, RecordedEvent
-from pipelines.game_service import CommandRefused, execute
+from pipelines.game_service import CommandRefused, Game, execute
 
 pytestmark = pytest.mark.usefixtures("default_home")
 
@@ -67,6 +67,34 @@ def test_a_command_the_winner_made_pointless_is_refused_with_the_reason(db_url: 
     assert refused.value.conflicts == 1
     assert "closed" in str(refused.value) and "another terminal wrote" in str(refused.value)
     assert first.events().count("RoundClosed") == 1
+
+
+def test_a_command_about_the_current_round_stays_about_it_when_another_terminal_opens_the_next(
+    db_url: str,
+) -> None:
+    """The commands are made once, on the first read: after a conflict the same commands are
+    decided again, about the round the arbiter meant, not the one open now."""
+    first, second = Arbiter(db_url, actor="arbiter-1"), Arbiter(db_url, actor="arbiter-2")
+    _round_open(first)
+    first.ok("submit", "hd1", "--player", "ana", "--text", "H8: VARA")
+    made: list[int] = []
+
+    def about_current(game: Game) -> list[Submit]:
+        made.append(game.state.current.number)
+        return [Submit(round=made[-1], player_id="bob", text="H4: VARIATE")]
+
+    def next_round() -> None:
+        second.ok("close-round", "hd1")
+        second.ok("draw", "hd1", "--tiles", "NOSU")
+
+    with (
+        Interleaved(db_url, next_round) as store,
+        pytest.raises(CommandRefused) as refused,
+    ):
+        execute(store, "hd1", about_current)
+    assert made == [1]
+    assert refused.value.code == "round_closed" and refused.value.conflicts == 1
+    assert first.events()[-2:] == ["RoundClosed", "RackDrawn"]
 
 
 def test_terminals_submitting_at_once_all_get_recorded(db_url: str) -> None:
