@@ -1,7 +1,7 @@
 """Replaying and scoring a whole 100-player game from the ledger, as a user does.
 
     python benchmarks/replay_bench.py [--variant V] [--players N] [--seed S] [--runs R]
-                                      [--rebuild]
+                                      [--rebuild] [--submit]
 
 For each variant (all by default), builds once (then reuses, from the temporary folder) a
 SQLite ledger holding one seeded game played to the end by N simulated players: a duplicate
@@ -18,6 +18,11 @@ the standings is recomputed on each run: the events are read, decoded, folded (e
 submission judged) and ranked. Beside it, labelled, the start-up floor (a fresh
 `arbitru --help`) and the same replay in-process with the dictionary already loaded.
 Target (issues 8 and 9): under 1 s for the fresh process, for each variant.
+
+With --submit it times a round command instead: a fresh `arbitru game submit GAME --player P
+--text T --db URL` without --round (the service finds the round open), on a copy of the game
+made before its last round closed (made again on each run of the benchmark; each submission
+is a player's own slip of that round again, recorded as a change of mind).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import compileall
 import math
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -40,7 +46,7 @@ import engine
 import ledger
 import pipelines
 from engine.games.projections import standings
-from ledger import EventStore
+from ledger import EventStore, NewEvent
 from pipelines import simulate_anticipation, simulate_completiv, simulate_game
 from pipelines.game_service import load_game
 from pipelines.simulate_game import Scenario
@@ -84,6 +90,30 @@ def _ledger(variant: str, players: int, seed: int, rebuild: bool) -> tuple[Path,
         PLAY[variant](store, _scenario(players, seed))
     partial.replace(path)
     return path, time.perf_counter() - start
+
+
+def _open_round(path: Path) -> tuple[Path, list[str]]:
+    """A copy of the game as it was before its last round closed, and the arguments of a
+    submission in that round (a player's own slip again)."""
+    with EventStore(f"sqlite:///{path}", upgrade=False) as store:
+        stored = store.read_stream(f"game/{GAME}")
+    closing = max(i for i, e in enumerate(stored) if e.type == "RoundClosed")
+    number = stored[closing].payload["round"]
+    slip = next(
+        e.payload
+        for e in stored[:closing]
+        if e.type == "SubmissionReceived" and e.payload["round"] == number
+    )
+    copy = path.with_name(f"open-round-{path.name}")
+    for stale in (copy, copy.with_name(f"{copy.name}-wal"), copy.with_name(f"{copy.name}-shm")):
+        stale.unlink(missing_ok=True)  # the last run's copy, a write-ahead log left by a crash
+    with EventStore(f"sqlite:///{copy}") as store:
+        store.append(
+            f"game/{GAME}",
+            [NewEvent(e.type, e.payload, e.meta, e.event_id, e.schema) for e in stored[:closing]],
+            expected_version=0,
+        )
+    return copy, ["--player", slip["player_id"], "--text", slip["text"]]
 
 
 def _arbitru() -> list[str]:
@@ -156,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--rebuild", action="store_true", help="Build the ledger again.")
+    parser.add_argument(
+        "--submit",
+        action="store_true",
+        help="Time `game submit` without --round, in the game's last round, instead.",
+    )
     args = parser.parse_args(argv)
     missed = [v for v in args.variant or PLAY if not _bench(v, args)]
     return 1 if missed else 0
@@ -165,6 +200,10 @@ def _bench(variant: str, args: argparse.Namespace) -> bool:
     """Time one variant's game; whether its median fresh-process wall time meets the target."""
     print(f"== {variant}")
     path, built = _ledger(variant, args.players, args.seed, args.rebuild)
+    shown = ["standings", GAME]
+    if args.submit:
+        path, slip = _open_round(path)
+        shown = ["submit", GAME, *slip]
     url = f"sqlite:///{path}"
     with EventStore(url, upgrade=False) as store:
         game = load_game(store, GAME)
@@ -172,16 +211,18 @@ def _bench(variant: str, args: argparse.Namespace) -> bool:
     state = game.state
     submissions = sum(len(p.received) for r in state.rounds for p in r.players.values())
     how = f"built in {built:.0f} s" if built is not None else "cached; --rebuild to build again"
+    if args.submit:
+        how += "; copied up to its last round's close"
     print(
         f"ledger {path} ({how}): {events} events, {len(state.players)} players, "
         f"{len(state.rounds)} rounds, {submissions} submissions"
     )
-    command = [*_arbitru(), "game", "standings", GAME, "--db", url]
+    command = [*_arbitru(), "game", *shown, "--db", url]
     _compile_sources()
     _fresh(command, 1)  # the word list's cache, the page cache: as a user's second run
     seconds = lambda v: f"{v:.3f} s"  # noqa: E731
     walls, cpus = _fresh(command, args.runs)
-    print(f"fresh process `arbitru game standings {GAME} --db ...`, {args.runs} runs:")
+    print(f"fresh process `arbitru game {shlex.join(shown)} --db ...`, {args.runs} runs:")
     print(_line("wall", walls, seconds))
     print(_line("cpu", cpus, seconds))
     help_walls, help_cpus = _fresh([*_arbitru(), "--help"], 5)
