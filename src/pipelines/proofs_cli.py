@@ -14,7 +14,6 @@ command that cannot run (no checkpoint, a bad key file) exits 2.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -44,6 +43,7 @@ from pipelines.ledger_cli import (
     _store,
     ledger_app,
 )
+from pipelines.output_file import OutputRefused, output_target, write_whole
 
 keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
 
@@ -225,19 +225,20 @@ def _read_proof(proof: Path) -> Any:
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:
-    """Print the proof, or write it to `out` through a temporary file renamed over it, so
-    that a failure leaves no half-written proof behind."""
+    """Print the proof, or write it to `out` whole (`pipelines.output_file`): a failure
+    leaves no half-written proof behind, and a FIFO or a directory at `out` is refused."""
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if out is None:
         typer.echo(text, nl=False)
         return
-    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        _fail(f"cannot write {out}: {exc.strerror or exc}", ExitCode.UNWRITTEN)
+        target = output_target(out)
+    except OutputRefused as exc:
+        _fail(str(exc))
+    try:
+        write_whole([text.encode("utf-8")], out, target)
+    except OutputRefused as exc:
+        _fail(str(exc), ExitCode.UNWRITTEN)
     _err.print(f"proof written to {out}", soft_wrap=True)
 
 
