@@ -8,7 +8,9 @@
     arbitru verify-proof PROOF --pubkey KEY     check a proof offline, without a database
 
 A proof that fails, or a ledger altered behind a checkpoint, exits 1 with the reason; a
-command that cannot run (no checkpoint, a bad key file) exits 2.
+command that cannot run (no checkpoint, a bad key file) exits 2. Only the commands that sign
+or check a signature import `ledger.signing` (and `cryptography`): every `arbitru ledger`
+command loads this module.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from ledger.checkpoints import (
 )
 from ledger.database import DEFAULT_URL
 from ledger.proofs import consistency_document, inclusion_document, verify_document
-from ledger.signing import key_id, load_private_key, load_public_key, new_key_files, public_pem
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
 from pipelines.ledger_cli import (
@@ -62,6 +63,8 @@ def keys_new_command(
     The private key goes to FILE, readable by you only; keep it outside the database and its
     backups. The public key goes to FILE.pub and is printed: publish it, so that anyone can
     check proofs. Existing files are never overwritten."""
+    from ledger.signing import key_id, new_key_files, public_pem  # loads `cryptography`
+
     try:
         public_key, public_path = new_key_files(file)
     except LedgerError as exc:
@@ -98,6 +101,8 @@ def checkpoint_command(
 
     The ledger is checked first: the last checkpoint's root must still come out of the
     events, and the events since must form an intact chain (exit 1 otherwise)."""
+    from ledger.signing import load_private_key  # loads `cryptography`
+
     try:
         private_key = load_private_key(key)
     except LedgerError as exc:
@@ -191,6 +196,8 @@ def verify_proof_command(
     """Check an inclusion or consistency proof offline, with the federation's public key.
 
     Exit 0 when it holds, 1 with the reason when it does not. No database is needed."""
+    from ledger.signing import load_public_key  # loads `cryptography`
+
     try:
         public_key = load_public_key(pubkey)
     except LedgerError as exc:
