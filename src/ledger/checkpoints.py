@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -35,8 +35,11 @@ from ledger.jsonl import row_line
 from ledger.schema import checkpoints as checkpoints_table
 from ledger.schema import events as events_table
 from ledger.schema import merkle_subtrees
-from ledger.signing import Checkpoint, Ed25519PrivateKey, sign
 from ledger.store import EventStore
+from ledger.tree_head import Checkpoint
+
+if TYPE_CHECKING:
+    from ledger.signing import Ed25519PrivateKey
 
 SUBTREE_LEVEL = 8
 """Subtrees of `2**SUBTREE_LEVEL` leaves and more are stored; smaller ones are rehashed."""
@@ -173,6 +176,8 @@ def make_checkpoint(store: EventStore, key: Ed25519PrivateKey) -> tuple[Checkpoi
             f"event hash up to seq {previous.tree_size} was altered after it was signed; run "
             "`arbitru ledger verify`"
         )
+    from ledger.signing import sign  # only signing loads `cryptography`
+
     checkpoint = sign(key, size, levels[-1][0].hex(), now_recorded_at())
     with write_transaction(store.engine) as connection:
         existing = connection.execute(

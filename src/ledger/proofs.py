@@ -12,7 +12,7 @@ A consistency proof:
      "consistency_path": ["<hex>", ...]}
 
 where a checkpoint is {"tree_size", "root", "created_at", "key_id", "signature"}
-(`ledger.signing`). The verifier is the security boundary: it trusts nothing in the file but
+(`ledger.tree_head`). The verifier is the security boundary: it trusts nothing in the file but
 what the signature and the hashes prove, and says why it rejects a proof.
 """
 
@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from typing import TYPE_CHECKING, Any
 
 from ledger import merkle
 from ledger.canonical import chain_hash, envelope_bytes
 from ledger.checkpoints import ConsistencyProof, InclusionProof
 from ledger.jsonl import JsonlError, event_row, exported_event, parse_line
-from ledger.signing import Checkpoint, signature_problem
+from ledger.tree_head import Checkpoint
+
+if TYPE_CHECKING:
+    from ledger.signing import Ed25519PublicKey
 
 INCLUSION_FORMAT = "arbitru-inclusion-proof/1"
 CONSISTENCY_FORMAT = "arbitru-consistency-proof/1"
@@ -102,6 +103,8 @@ def _verify_inclusion(document: dict[str, Any], public_key: Ed25519PublicKey) ->
     line = document.get("event")
     if not isinstance(line, str):
         raise MalformedProof("event must be the event's export line, as text")
+    from ledger.signing import signature_problem  # only checking loads `cryptography`
+
     problem = signature_problem(checkpoint, public_key)
     if problem:
         return reject(problem)
@@ -151,6 +154,8 @@ def _verify_consistency(document: dict[str, Any], public_key: Ed25519PublicKey) 
     old = _checkpoint(document.get("old"), "old")
     new = _checkpoint(document.get("new"), "new")
     path = _hashes(document.get("consistency_path"), "consistency_path")
+    from ledger.signing import signature_problem  # only checking loads `cryptography`
+
     for name, checkpoint in (("old", old), ("new", new)):
         problem = signature_problem(checkpoint, public_key)
         if problem:

@@ -1,16 +1,10 @@
-"""Signed checkpoints: the statement a federation key signs, and Ed25519 key files.
+"""Signing checkpoints and checking their signatures, and Ed25519 key files.
 
-A checkpoint says "the ledger's first `tree_size` events have the Merkle tree head `root`,
-as of `created_at`". The signed bytes are this UTF-8 text, each line ending in a newline:
-
-    arbitru checkpoint v1
-    tree_size <decimal>
-    root <64 lowercase hexadecimal digits>
-    created_at <the moment, as recorded_at is written>
-
-signed with Ed25519 (RFC 8032). A key is named by its key id: the SHA-256, in hexadecimal,
-of its 32 raw public-key bytes. Keys are kept in PEM files (PKCS #8 for the private key,
-SubjectPublicKeyInfo for the public one), which OpenSSL reads as they are.
+A checkpoint's statement (`ledger.tree_head`) is signed with Ed25519 (RFC 8032). A key is
+named by its key id: the SHA-256, in hexadecimal, of its 32 raw public-key bytes. Keys are
+kept in PEM files (PKCS #8 for the private key, SubjectPublicKeyInfo for the public one),
+which OpenSSL reads as they are. Only this module loads `cryptography`: the commands that
+neither sign nor check a signature never import it.
 """
 
 from __future__ import annotations
@@ -20,54 +14,18 @@ import binascii
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ledger.errors import LedgerError
-
-STATEMENT_HEADER = "arbitru checkpoint v1"
+from ledger.tree_head import Checkpoint, statement
 
 
 class KeyFileError(LedgerError):
     """A key file that cannot be written, read or used; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """A signed tree head: the first `tree_size` events have Merkle root `root` (hex)."""
-
-    tree_size: int
-    root: str
-    created_at: str
-    key_id: str
-    signature: str
-    """Base64 of the 64-byte Ed25519 signature of `statement()`."""
-
-    def statement(self) -> bytes:
-        """The signed bytes."""
-        return statement(self.tree_size, self.root, self.created_at)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The checkpoint as it appears in proofs and in `--json` output."""
-        return {
-            "tree_size": self.tree_size,
-            "root": self.root,
-            "created_at": self.created_at,
-            "key_id": self.key_id,
-            "signature": self.signature,
-        }
-
-
-def statement(tree_size: int, root: str, created_at: str) -> bytes:
-    """The bytes a checkpoint's signature covers (module docstring)."""
-    return (
-        f"{STATEMENT_HEADER}\ntree_size {tree_size}\nroot {root}\ncreated_at {created_at}\n"
-    ).encode()
 
 
 def key_id(public_key: Ed25519PublicKey) -> str:

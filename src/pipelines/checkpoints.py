@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from ledger.checkpoints import make_checkpoint
-from ledger.signing import Checkpoint, load_private_key
 from ledger.store import EventStore
+from ledger.tree_head import Checkpoint
 
 CHECKPOINT_KEY_ENV = "ARBITRU_CHECKPOINT_KEY"
 """The environment variable naming the private key file that signs checkpoints."""
@@ -37,4 +37,6 @@ def checkpoint_if_configured(store: EventStore, key: Path | None = None) -> Chec
     path = configured_key(key)
     if path is None:
         return None
+    from ledger.signing import load_private_key  # only signing loads `cryptography`
+
     return make_checkpoint(store, load_private_key(path))[0]

@@ -1,8 +1,9 @@
 """The `arbitru` command: one Typer app, one sub-app per area (engine, game, ledger, db, lexicon).
 
 `main` is where every command ends: output that cannot be written exits 3 with one line on
-stderr, and an unexpected exception is one "internal error" line with exit code 4 (the
-traceback with ARBITRU_DEBUG=1), so that no Python traceback reaches a user.
+stderr, an output file whose writing a signal ended exits 128 + the signal's number, and an
+unexpected exception is one "internal error" line with exit code 4 (the traceback with
+ARBITRU_DEBUG=1), so that no Python traceback reaches a user.
 
 Sub-apps are imported only when their command runs: `arbitru engine score` never imports the
 ledger's SQLAlchemy and Alembic, and `arbitru --help` lists the sub-apps from `SUB_APPS`
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # Typer brings its own click (vendored or as a dependency): n
 from engine.echo import echo
 from pipelines.exits import (
     ExitCode,
+    Interrupted,
     OutputNotWritten,
     done_before_failure,
     guarded_output,
@@ -232,6 +234,9 @@ def _run() -> int:
         done = "".join(f"; {note}" for note in done_before_failure())
         tell(f"error: could not write the output: {exc}{done}")
         return ExitCode.UNWRITTEN
+    except Interrupted as exc:
+        tell(f"error: {exc}")
+        return exc.exit_code
     except Exception as exc:
         if os.environ.get("ARBITRU_DEBUG") == "1":
             raise

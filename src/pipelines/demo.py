@@ -28,6 +28,7 @@ from pipelines.game_common import fail, store
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
 from pipelines.game_views import err, out, write_svg
+from pipelines.output_file import OutputRefused
 from pipelines.parquet_export import export_parquet
 from pipelines.recompute import Selection, plan, recompute
 from pipelines.tournament_cli import show_season
@@ -152,8 +153,8 @@ def _draw_final_board(opened: EventStore, replayed: tuple[TournamentResult, ...]
     title = f"{game_id}, final board" + (f" (round {spot.round})" if spot.round else "")
     try:
         write_svg(svg, spot, state.context.ruleset, title)
-    except OSError as exc:
-        fail(f"cannot write {svg}: {exc.strerror or exc}")
+    except OutputRefused as exc:
+        fail(str(exc))
     return game_id
 
 

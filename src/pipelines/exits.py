@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from enum import IntEnum
+from pathlib import Path
 from typing import TextIO
 
 
@@ -47,6 +48,16 @@ class OutputNotWritten(Exception):
     def reader_gone(self) -> bool:
         """The reader of a pipe stopped reading (`arbitru ledger export | head`)."""
         return self.cause.errno == errno.EPIPE
+
+
+class Interrupted(Exception):
+    """A signal ended the writing of an output file; its temporary file is gone, the file at
+    `out` left as it was. `exit_code` is the shell's convention for it, 128 + the signal
+    number (`pipelines.output_file`)."""
+
+    def __init__(self, signum: int, out: Path) -> None:
+        super().__init__(f"interrupted: nothing was written to {out}")
+        self.exit_code = 128 + signum
 
 
 _done: list[str] = []

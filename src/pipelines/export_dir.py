@@ -81,7 +81,7 @@ def staged(out: Path, target: Path) -> Iterator[Path]:
     except (_Terminated, KeyboardInterrupt) as exc:
         shutil.rmtree(partial, ignore_errors=True)
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum) from None
+        raise Interrupted(signum, out) from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise

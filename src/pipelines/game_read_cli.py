@@ -15,6 +15,7 @@ from pipelines import game_json
 from pipelines import game_views as views
 from pipelines.game_common import DbOption, GameArg, JsonOption, fail, loaded, store
 from pipelines.game_service import Game, replay_to
+from pipelines.output_file import OutputRefused
 
 
 def _ruleset(game: Game) -> Ruleset:
@@ -96,8 +97,8 @@ def replay_command(
         title = f"{read.game_id}, " + (f"round {spot.round}" if spot.round else "start")
         try:
             views.write_svg(svg, spot, ruleset, title)
-        except OSError as exc:
-            fail(f"cannot write {svg}: {exc.strerror or exc}")
+        except OutputRefused as exc:
+            fail(str(exc))
     if as_json:
         game_json.emit_json(game_json.position_json(read.game_id, state, spot, player))
     elif svg is not None:

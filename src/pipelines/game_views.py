@@ -43,6 +43,7 @@ from pipelines.game_json import (
     top_total,
 )
 from pipelines.game_service import Outcome
+from pipelines.output_file import output_target, write_whole
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -372,12 +373,14 @@ def show_position(
 
 
 def write_svg(path: Path, spot: Position, ruleset: Ruleset, title: str) -> None:
-    """The board at the moment as an SVG file (its module, which loads the XML tools, imported
-    only here)."""
+    """The board at the moment as an SVG file, written whole or not at all; a FIFO or a
+    directory at `path` is refused (`OutputRefused`, `pipelines.output_file`). The picture's
+    module, which loads the XML tools, is imported only here."""
     from pipelines.board_svg import board_svg
 
     svg = board_svg(spot.board, ruleset, [(t.row, t.col) for t in spot.last_move], title)
-    path.write_text(svg, encoding="utf-8")
+    target = output_target(path, "the picture goes to a new path or replaces an earlier file")
+    write_whole([svg.encode("utf-8")], path, target)
 
 
 def show_seed_note(seed: str, path: Path | None, new: bool, *, shown: bool) -> None:

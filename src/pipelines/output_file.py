@@ -1,10 +1,12 @@
 """Writing an output file whole or not at all, and only where a file belongs.
 
-`--out PATH` must never destroy what is at PATH: a symbolic link is followed (the file it leads
+Every file Arbitru may replace (`--out`, `--svg`, the demo's picture) is written here, and must
+never destroy what is at its path: a symbolic link is followed (the file it leads
 to is replaced, the link stays), a FIFO, a device, a directory or a socket is refused rather
 than replaced, and the new content goes to a temporary file beside the target that is renamed
 over it only once complete and on disk. Ctrl-C, SIGTERM and SIGHUP remove the temporary file
-before the command ends.
+before the command ends. (Key files and seed files are only ever created, never replaced:
+they are written where they are made, with `O_EXCL` and owner-only permissions.)
 """
 
 from __future__ import annotations
@@ -18,18 +20,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pipelines.exits import Interrupted
+
 
 class OutputRefused(Exception):
     """The output cannot be written there; the message says why and what to do."""
-
-
-class Interrupted(Exception):
-    """A signal ended the writing; the temporary file is gone, the target left as it was.
-    `exit_code` is the shell's convention for it, 128 + the signal number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"interrupted by signal {signum}")
-        self.exit_code = 128 + signum
 
 
 _FILE_KINDS = (
@@ -41,10 +36,18 @@ _FILE_KINDS = (
 )
 
 
-def output_target(out: Path) -> Path:
+TO_STDOUT = (
+    "--out writes a new path or replaces an earlier file; to feed a pipe or a device, write to "
+    "stdout"
+)
+"""What a command that prints its output without `--out` says of a path it refuses."""
+
+
+def output_target(out: Path, what_to_do: str = TO_STDOUT) -> Path:
     """The file `out` names: `out` itself, or the file a symbolic link at `out` leads to
     (the link stays a link). Only a new path or a regular file will do: a FIFO, a device or a
-    directory is refused (`OutputRefused`), never replaced."""
+    directory is refused (`OutputRefused`, its message ending in `what_to_do`), never
+    replaced."""
     target = Path(os.path.realpath(out))
     try:
         mode = target.stat().st_mode
@@ -59,10 +62,7 @@ def output_target(out: Path) -> Path:
     if not stat.S_ISREG(mode):
         kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
         name = str(out) if target == Path(os.path.abspath(out)) else f"{out} (a link to {target})"
-        raise OutputRefused(
-            f"{name} is {kind}, not a regular file: --out writes a new path or replaces an "
-            "earlier file; to feed a pipe or a device, write to stdout"
-        )
+        raise OutputRefused(f"{name} is {kind}, not a regular file: {what_to_do}")
     return target
 
 
@@ -117,7 +117,7 @@ def write_whole(lines: Iterable[bytes], out: Path, target: Path) -> int:
     except (_Terminated, KeyboardInterrupt) as exc:
         partial.unlink(missing_ok=True)
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum) from None
+        raise Interrupted(signum, out) from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise

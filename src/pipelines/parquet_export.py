@@ -37,7 +37,7 @@ from ledger import EventStore, Head
 from ledger.checkpoints import list_checkpoints
 from ledger.database import read_transaction
 from ledger.schema import events as events_table
-from ledger.signing import Checkpoint
+from ledger.tree_head import Checkpoint
 from pipelines import parquet_schemas as schemas
 from pipelines.export_dir import MARKER, export_target, staged
 from pipelines.export_rows import GameFacts, Snapshot, season_rows, snapshot

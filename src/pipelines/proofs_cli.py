@@ -8,13 +8,14 @@
     arbitru verify-proof PROOF --pubkey KEY     check a proof offline, without a database
 
 A proof that fails, or a ledger altered behind a checkpoint, exits 1 with the reason; a
-command that cannot run (no checkpoint, a bad key file) exits 2.
+command that cannot run (no checkpoint, a bad key file) exits 2. Only the commands that sign
+or check a signature import `ledger.signing` (and `cryptography`): every `arbitru ledger`
+command loads this module.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,7 +32,6 @@ from ledger.checkpoints import (
 )
 from ledger.database import DEFAULT_URL
 from ledger.proofs import consistency_document, inclusion_document, verify_document
-from ledger.signing import key_id, load_private_key, load_public_key, new_key_files, public_pem
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
 from pipelines.ledger_cli import (
@@ -44,6 +44,7 @@ from pipelines.ledger_cli import (
     _store,
     ledger_app,
 )
+from pipelines.output_file import OutputRefused, output_target, write_whole
 
 keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
 
@@ -62,6 +63,8 @@ def keys_new_command(
     The private key goes to FILE, readable by you only; keep it outside the database and its
     backups. The public key goes to FILE.pub and is printed: publish it, so that anyone can
     check proofs. Existing files are never overwritten."""
+    from ledger.signing import key_id, new_key_files, public_pem  # loads `cryptography`
+
     try:
         public_key, public_path = new_key_files(file)
     except LedgerError as exc:
@@ -98,6 +101,8 @@ def checkpoint_command(
 
     The ledger is checked first: the last checkpoint's root must still come out of the
     events, and the events since must form an intact chain (exit 1 otherwise)."""
+    from ledger.signing import load_private_key  # loads `cryptography`
+
     try:
         private_key = load_private_key(key)
     except LedgerError as exc:
@@ -191,6 +196,8 @@ def verify_proof_command(
     """Check an inclusion or consistency proof offline, with the federation's public key.
 
     Exit 0 when it holds, 1 with the reason when it does not. No database is needed."""
+    from ledger.signing import load_public_key  # loads `cryptography`
+
     try:
         public_key = load_public_key(pubkey)
     except LedgerError as exc:
@@ -225,19 +232,20 @@ def _read_proof(proof: Path) -> Any:
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:
-    """Print the proof, or write it to `out` through a temporary file renamed over it, so
-    that a failure leaves no half-written proof behind."""
+    """Print the proof, or write it to `out` whole (`pipelines.output_file`): a failure
+    leaves no half-written proof behind, and a FIFO or a directory at `out` is refused."""
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if out is None:
         typer.echo(text, nl=False)
         return
-    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
     try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        _fail(f"cannot write {out}: {exc.strerror or exc}", ExitCode.UNWRITTEN)
+        target = output_target(out)
+    except OutputRefused as exc:
+        _fail(str(exc))
+    try:
+        write_whole([text.encode("utf-8")], out, target)
+    except OutputRefused as exc:
+        _fail(str(exc), ExitCode.UNWRITTEN)
     _err.print(f"proof written to {out}", soft_wrap=True)
 
 

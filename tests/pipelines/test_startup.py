@@ -3,7 +3,8 @@
 The ledger's SQLAlchemy and Alembic take most of a second to import; `arbitru --help` and the
 engine commands never need them, so they must never load them. Commands reading a ledger load
 SQLAlchemy but not Alembic (the schema revision is one query; only migrating needs the
-migration tool), nor what only other commands use: signing keys (`cryptography`), SVG
+migration tool), nor what only other commands use: signing keys (`cryptography`, for the
+commands that sign or check a signature only, not for the other `ledger` commands), SVG
 pictures, progress bars, the PostgreSQL dialect on a SQLite ledger. The root help lists the
 sub-apps from `cli.SUB_APPS` without importing them, so that list must say what each sub-app
 says of itself.
@@ -84,6 +85,30 @@ def test_reading_a_game_loads_neither_alembic_nor_what_other_commands_use(tmp_pa
     ):
         code, heavy = loaded(*command, "--db", db, home=default_home)
         assert code == 0 and heavy == ["sqlalchemy", "ledger.store", "ledger.database"], command
+
+
+def test_only_the_commands_that_sign_or_check_a_signature_import_cryptography(
+    tmp_path, default_home
+):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    key, proof = tmp_path / "federation.key", tmp_path / "proof.json"
+    signs = {"keys", "checkpoint", "verify-proof"}  # the others neither sign nor check
+    for command in (
+        ["ledger", "import", str(GAME), "--db", db],
+        ["keys", "new", str(key)],
+        ["ledger", "checkpoint", "--key", str(key), "--db", db],
+        ["ledger", "head", "--db", db],
+        ["ledger", "verify", "--db", db],
+        ["ledger", "export", "--out", str(tmp_path / "export.jsonl"), "--db", db],
+        ["ledger", "checkpoints", "--db", db],
+        ["ledger", "prove", "7", "--out", str(proof), "--db", db],
+        ["export", "--out", str(tmp_path / "parquet"), "--db", db],
+        ["ledger", "--help"],
+        ["verify-proof", str(proof), "--pubkey", f"{key}.pub"],
+    ):
+        code, heavy = loaded(*command, home=default_home)
+        assert code == 0, command
+        assert ("cryptography" in heavy) == bool(signs & set(command[:2])), (command, heavy)
 
 
 def test_writing_to_a_current_ledger_does_not_load_alembic(tmp_path, default_home):

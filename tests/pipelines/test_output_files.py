@@ -1,0 +1,164 @@
+"""Every file Arbitru may replace goes through one guarded writer (`pipelines.output_file`):
+an export (`ledger export --out`), a proof (`ledger prove --out`, `ledger consistency --out`)
+and a board picture (`game replay --svg`, the demo's `final-board.svg`). A symbolic link is
+followed and the file it leads to replaced whole; a FIFO is refused, exit 2, naming it; no
+temporary file stays behind, even when a signal ends the command. Through the real command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli import app
+
+runner = CliRunner()
+
+GAME = Path(__file__).parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
+
+WRITERS = {
+    "export": ["ledger", "export", "--out"],
+    "prove": ["ledger", "prove", "42", "--out"],
+    "consistency": ["ledger", "consistency", "200", "412", "--out"],
+    "svg": ["game", "replay", "cb26-p1", "--svg"],
+}
+"""Each writer's command line, up to the path it writes."""
+
+
+def _invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A game of 412 events with checkpoints of its first 200 events and of all of them."""
+    folder = tmp_path_factory.mktemp("ledger")
+    db = f"sqlite:///{folder / 'ledger.db'}"
+    first = folder / "first.jsonl"
+    first.write_text("".join(GAME.read_text(encoding="utf-8").splitlines(True)[:200]))
+    key = folder / "federation.key"
+    assert _invoke("keys", "new", str(key)).exit_code == 0
+    for events in (first, GAME):
+        assert _invoke("ledger", "import", str(events), "--db", db).exit_code == 0
+        assert _invoke("ledger", "checkpoint", "--key", str(key), "--db", db).exit_code == 0
+    return db
+
+
+def _write(writer: str, path: Path, db: str):
+    return _invoke(*WRITERS[writer], str(path), "--db", db)
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
+
+
+@contextmanager
+def _fifo(path: Path) -> Iterator[int]:
+    """A FIFO at `path` with a reader that never blocks: a writer that does not refuse it
+    writes into it (and returns) instead of waiting for a reader forever."""
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        yield reader
+    finally:
+        os.close(reader)
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_symlinks_target_is_replaced_whole_and_the_link_stays(
+    writer: str, ledger: str, tmp_path: Path, default_home: Path
+) -> None:
+    plain = tmp_path / "plain"
+    assert _write(writer, plain, ledger).exit_code == 0
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    target = archive / "earlier"
+    target.write_bytes(b"an earlier file\n")
+    target.chmod(0o640)
+    link = tmp_path / "latest"
+    link.symlink_to(target)
+    with target.open("rb") as earlier:  # a reader of the earlier file, as it was
+        result = _write(writer, link, ledger)
+        assert result.exit_code == 0, result.output
+        assert earlier.read() == b"an earlier file\n"  # renamed over, never rewritten in place
+    assert link.is_symlink() and link.resolve() == target
+    assert target.read_bytes() == plain.read_bytes()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in archive.iterdir()] == ["earlier"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "latest", "plain"]
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_fifo_is_refused_with_exit_2_naming_it_and_nothing_is_left_behind(
+    writer: str, ledger: str, tmp_path: Path, default_home: Path
+) -> None:
+    fifo = tmp_path / "pipe"
+    link = tmp_path / "link-to-pipe"
+    with _fifo(fifo) as reader:
+        link.symlink_to(fifo)
+        for path in (fifo, link):
+            result = _write(writer, path, ledger)
+            assert result.exit_code == 2, (path, result.output)
+            said = result.stderr.replace("\n", "")
+            assert said.startswith(f"error: {path} ") and "is a FIFO, not a regular file" in said
+            assert "Traceback" not in result.output
+        assert stat.S_ISFIFO(fifo.lstat().st_mode) and link.is_symlink()
+        assert os.read(reader, 1) == b""  # nothing was written into it
+    assert _leftovers(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link-to-pipe", "pipe"]
+
+
+# Runs `arbitru` with the rename over the target held back until the signal comes, so that
+# the writer is caught with its temporary file written and the target not yet replaced.
+_HELD_BACK = """
+import pathlib, sys, time
+from pipelines import output_file
+ready = pathlib.Path(sys.argv[1])
+def held_back(*args):
+    ready.touch()
+    time.sleep(120)
+output_file._replace = held_back
+sys.argv = ["arbitru", *sys.argv[2:]]
+from pipelines.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("writer", ["prove", "svg"])
+def test_a_signal_while_writing_leaves_the_earlier_file_and_no_temporary_file(
+    writer: str, signum: int, code: int, ledger: str, tmp_path: Path, default_home: Path
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    out = folder / "earlier"
+    out.write_bytes(b"an earlier file\n")
+    ready = tmp_path / "ready"
+    command = [*WRITERS[writer], str(out), "--db", ledger]
+    process = subprocess.Popen(
+        [sys.executable, "-c", _HELD_BACK, str(ready), *command], stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "the writer never reached the rename"
+        assert len(list(folder.iterdir())) == 2  # the earlier file and the temporary file
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == code, err
+    assert b"Traceback" not in err and b"internal error" not in err
+    assert f"interrupted: nothing was written to {out}".encode() in err
+    assert [p.name for p in folder.iterdir()] == ["earlier"]
+    assert out.read_bytes() == b"an earlier file\n"
