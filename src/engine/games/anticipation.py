@@ -18,8 +18,6 @@ choice; closing a round moves every player's board, stock and eliminated letters
 
 from __future__ import annotations
 
-import dataclasses
-
 from engine.bag import BagError
 from engine.games import draws, duplicate
 from engine.games.anticipation_evolve import NO_RULE, evolve
@@ -42,7 +40,6 @@ from engine.games.commands import (
 from engine.games.events import (
     DecisionRevoked,
     Event,
-    GameCreated,
     PenaltyGiven,
     PlayerJoined,
     RackDrawn,
@@ -58,21 +55,16 @@ from engine.games.state import GameRuleError, GameState
 __all__ = ["decide", "evolve"]
 
 
-def _create(state: GameState, command: CreateGame) -> list[Event]:
-    """The duplicate's checks of a new game (ruleset, settings, seed, players), then the same
-    events naming this variant."""
+def _create(command: CreateGame) -> list[Event]:
+    """The duplicate's events of a new game (ruleset, settings, seed, players checked there),
+    once its settings ask for no top."""
     if "top_source" in command.settings:
         raise GameRuleError(
             "bad_setting",
             "settings.top_source: an anticipation round has no top (every player plays their"
             " own board): drop it",
         )
-    as_duplicate = dataclasses.replace(command, variant="duplicate")
-    events = duplicate.decide(state, as_duplicate)
-    return [
-        dataclasses.replace(e, variant=command.variant) if isinstance(e, GameCreated) else e
-        for e in events
-    ]
+    return duplicate.created_events(command)
 
 
 def _draw(state: GameState, command: DrawRack) -> list[Event]:
@@ -148,7 +140,9 @@ def decide(state: GameState, command: Command) -> list[Event]:
     if isinstance(command, CreateGame):
         if state.created is not None:
             raise GameRuleError("game_exists", f"game {state.created.game_id} already exists")
-        return duplicate.checked(state, _create(state, command), command, evolve)
-    if state.created is None:
+        events = _create(command)
+    elif state.created is None:
         raise GameRuleError("no_game", "the game does not exist: create it first")
-    return duplicate.checked(state, _events(state, command), command, evolve)
+    else:
+        events = _events(state, command)
+    return duplicate.checked(state, events, command, evolve)

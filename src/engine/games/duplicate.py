@@ -79,7 +79,7 @@ from engine.games.state import GameRuleError, GameState, RoundState
 from engine.notation import format_move
 from engine.ruleset import RulesetError, load_ruleset
 
-__all__ = ["GameRuleError", "checked", "decide", "evolve", "round_top"]
+__all__ = ["GameRuleError", "checked", "created_events", "decide", "evolve", "round_top"]
 
 Evolve = Callable[[GameState, Recorded], GameState]
 
@@ -121,6 +121,13 @@ def _create(state: GameState, command: CreateGame) -> list[Event]:
             "variant_not_supported",
             f"the {command.variant} variant is not played yet: create a duplicate game",
         )
+    return created_events(command)
+
+
+def created_events(command: CreateGame) -> list[Event]:
+    """GameCreated naming the command's variant and a PlayerJoined per player listed, once
+    the ruleset, the settings, the seed commitment and the players hold: every variant
+    creates its game here, after its own checks (the game not created yet, the variant's)."""
     try:
         ruleset = load_ruleset(command.ruleset)
     except RulesetError as exc:
