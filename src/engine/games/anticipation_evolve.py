@@ -26,6 +26,7 @@ from engine.games.duplicate_evolve import (
     known_player,
     open_drawn_round,
     open_round,
+    revoke,
     setting_notes,
     submitted,
     with_round,
@@ -198,50 +199,28 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     return _remember(after, recorded, "RoundClosed")
 
 
-def _known_event(state: GameState, event_id: str) -> str | None:
-    if event_id in state.game_events:
-        return state.game_events[event_id]
-    for rnd in state.rounds:
-        if rnd.draw_event_id == event_id:
-            return "RackDrawn"
-        for player in rnd.players.values():
-            if player.replacement is not None and player.replacement.event_id == event_id:
-                return "ReplacementDeclared"
-            if any(r.event_id == event_id for r in player.received):
-                return "SubmissionReceived"
-    return None
-
-
 def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
-    check_open(state)
-    for rnd in state.rounds:
-        for i, decision in enumerate(rnd.decisions):
-            if decision.event_id != event.event_id:
-                continue
-            if rnd.closed:
-                raise Ignore(
-                    "round_closed",
-                    f"round {rnd.number} is closed: its decisions can no longer be revoked",
-                    rnd.number,
-                )
-            if not decision.standing:
-                raise Ignore("already_revoked", f"{event.event_id} was already revoked",
-                              rnd.number)  # fmt: skip
-            decisions = list(rnd.decisions)
-            decisions[i] = changed(decision, revoked_by=recorded.event_id or "revoked")
-            rnd = changed(rnd, decisions=tuple(decisions))
-            if decision.player_id is not None:
-                rnd = settle(state, rnd, rnd.player(decision.player_id))
-            return _remember(with_round(state, rnd), recorded, "DecisionRevoked")
-    known = _known_event(state, event.event_id)
-    if known is not None:
+    """The duplicate's revocation, the player's parts judged again on their own board; a
+    replacement is no decision and can never be changed (rule 9)."""
+    try:
+        return revoke(state, event, recorded, settle)
+    except Ignore as why:
+        if why.code != "unknown_event" or not _is_replacement(state, event.event_id):
+            raise
         raise Ignore(
             "not_a_decision",
-            f"{event.event_id} is a {known}, not a decision ({', '.join(DECISIONS)})"
-            + (": a recorded replacement can never be changed (rule 9)"
-               if known == "ReplacementDeclared" else ""),
-        )  # fmt: skip
-    raise Ignore("unknown_event", f"no decision {event.event_id} in this game")
+            f"{event.event_id} is a ReplacementDeclared, not a decision ({', '.join(DECISIONS)})"
+            ": a recorded replacement can never be changed (rule 9)",
+        ) from None
+
+
+def _is_replacement(state: GameState, event_id: str) -> bool:
+    """Whether the event is a player's replacement (a round keeps it, not `game_events`)."""
+    return any(
+        player.replacement is not None and player.replacement.event_id == event_id
+        for rnd in state.rounds
+        for player in rnd.players.values()
+    )
 
 
 _HANDLERS = {

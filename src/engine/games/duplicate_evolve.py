@@ -7,6 +7,8 @@ file, say) is kept in `state.notes` as ignored, with its reason code and message
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.bag import Bag
 from engine.games import draws
 from engine.games.context import GameContext
@@ -41,10 +43,14 @@ from engine.games.state import (
     Decision,
     GameState,
     Note,
+    PlayerRound,
     Received,
     RoundState,
     changed,
 )
+
+Settle = Callable[[GameState, RoundState, PlayerRound], RoundState]
+"""A variant's judging of a player's parts again after a decision (`rounds.settle`)."""
 
 FOLDED = frozenset({"duplicate", "completiv"})
 """The variants this fold plays: duplicat-completiv differs from duplicate only in how a
@@ -376,7 +382,11 @@ def _known_event(state: GameState, event_id: str) -> str | None:
     return None
 
 
-def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
+def revoke(
+    state: GameState, event: DecisionRevoked, recorded: Recorded, settle_player: Settle = settle
+) -> GameState:
+    """The decision revoked, while its round is open, and its player's parts settled again by
+    the variant's `settle_player` (anticipation judges them on the player's own board)."""
     check_open(state)
     found = _find_decision(state, event.event_id)
     if found is None:
@@ -401,7 +411,7 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
     decisions[index] = changed(decision, revoked_by=recorded.event_id or "revoked")
     rnd = changed(rnd, decisions=tuple(decisions))
     if decision.player_id is not None:
-        rnd = settle(state, rnd, rnd.player(decision.player_id))
+        rnd = settle_player(state, rnd, rnd.player(decision.player_id))
     after = with_round(state, rnd)
     return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
 
@@ -450,7 +460,7 @@ _HANDLERS = {
     SubmissionAnnulled: _annulled,
     PenaltyGiven: _penalised,
     SubmissionCorrected: _corrected,
-    DecisionRevoked: _revoked,
+    DecisionRevoked: revoke,
     TopChosen: _top_chosen,
     RoundClosed: _closed,
     SeedRevealed: _revealed,
