@@ -731,6 +731,8 @@ static PyObject *Kernel_search(Kernel *self, PyObject *args)
                           &prune))
         return NULL;
     int n = self->size;
+    /* Not the user's check (engine.movegen's names the ruleset's size): the reads below stay
+     * inside the board given, whoever calls. */
     if (board_len != (Py_ssize_t)n * n) {
         PyErr_Format(PyExc_ValueError, "board: expected %d squares, got %zd", n * n, board_len);
         return NULL;
