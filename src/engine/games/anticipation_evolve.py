@@ -3,12 +3,16 @@
 Pure, and never raises on a recorded event: an event the rules cannot apply is kept in
 `state.notes` as ignored, with its reason code and message. The events that mean the same in
 every variant (a player joining, a penalty, the seed revealed, the end) are folded by the
-duplicate's fold; the rest are anticipation's own: the groups drawn from the 98 letters, each
-player's replacement, submissions judged on each player's own board, and a round's close,
-which moves every player's sheet on (board, stock, eliminated letters).
+duplicate's fold; an annulment, a correction and a revocation by the duplicate's handlers,
+given anticipation's `settle` (a player's parts judged on their own board); the rest are
+anticipation's own: the groups drawn from the 98 letters, each player's replacement,
+submissions judged on each player's own board, and a round's close, which moves every
+player's sheet on (board, stock, eliminated letters).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from engine.bag import Bag
 from engine.games import draws, duplicate_evolve
@@ -21,14 +25,15 @@ from engine.games.anticipation_rules import (
 )
 from engine.games.duplicate_evolve import (
     Ignore,
+    annulled,
     check_next_draw,
     check_open,
+    corrected,
     known_player,
     open_drawn_round,
     open_round,
-    revoke,
+    revoked,
     setting_notes,
-    submitted,
     with_round,
 )
 from engine.games.events import (
@@ -47,7 +52,6 @@ from engine.games.events import (
 from engine.games.rounds import is_late
 from engine.games.settings import DrawMinimum
 from engine.games.state import (
-    Decision,
     GameState,
     Note,
     PlayerRound,
@@ -153,33 +157,6 @@ def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) 
     return _with_player(state, rnd, changed(player, replacement=replacing))
 
 
-def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState:
-    rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return with_round(state, settle(state, rnd, rnd.player(decision.player_id or "")))
-
-
-def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round, event.player_id)
-    submitted(rnd, event.player_id, event.part, "annul")
-    decision = Decision(recorded.event_id, recorded.seq, "SubmissionAnnulled", event.round,
-                        event.player_id, event.part, event.reason)  # fmt: skip
-    return _decided(state, rnd, decision)
-
-
-def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round, event.player_id)
-    submitted(rnd, event.player_id, event.part, "correct")
-    player = rnd.players[event.player_id]
-    entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
-                     recorded.received_at, recorded.source, correction=True,
-                     reason=event.reason)  # fmt: skip
-    player = changed(player, received=(*player.received, entry))
-    rnd = changed(rnd, players={**rnd.players, event.player_id: player})
-    decision = Decision(recorded.event_id, recorded.seq, "SubmissionCorrected", event.round,
-                        event.player_id, event.part, event.reason)  # fmt: skip
-    return _decided(state, rnd, decision)
-
-
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
     raise Ignore("no_top", "every player plays their own board: an anticipation round has no top")
 
@@ -203,7 +180,7 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
     """The duplicate's revocation, the player's parts judged again on their own board; a
     replacement is no decision and can never be changed (rule 9)."""
     try:
-        return revoke(state, event, recorded, settle)
+        return revoked(state, event, recorded, settle)
     except Ignore as why:
         if why.code != "unknown_event" or not _is_replacement(state, event.event_id):
             raise
@@ -228,10 +205,11 @@ _HANDLERS = {
     RackDrawn: _drawn,
     SubmissionReceived: _received,
     ReplacementDeclared: _declared,
-    SubmissionAnnulled: _annulled,
-    SubmissionCorrected: _corrected,
+    SubmissionAnnulled: partial(annulled, settle_player=settle),
+    SubmissionCorrected: partial(corrected, settle_player=settle),
     DecisionRevoked: _revoked,
     TopChosen: _top_chosen,
     RoundClosed: _closed,
 }
-"""Anticipation's own handlers; every other event is folded by the duplicate's fold."""
+"""Anticipation's handlers (its own, or the duplicate's with its `settle`); every other event
+is folded by the duplicate's fold."""

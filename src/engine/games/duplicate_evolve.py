@@ -261,7 +261,11 @@ def _decision(recorded: Recorded, type_name: str, round_number: int, **fields) -
     return Decision(recorded.event_id, recorded.seq, type_name, round_number, **fields)
 
 
-def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
+def annulled(
+    state: GameState, event: SubmissionAnnulled, recorded: Recorded, settle_player: Settle = settle
+) -> GameState:
+    """The annulment kept as the round's decision, and the player's parts settled again by
+    the variant's `settle_player`."""
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
     submitted(rnd, event.player_id, event.part, "annul")
@@ -270,7 +274,7 @@ def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return with_round(state, settle(state, rnd, rnd.player(event.player_id)))
+    return with_round(state, settle_player(state, rnd, rnd.player(event.player_id)))
 
 
 def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> GameState:
@@ -283,7 +287,11 @@ def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> Gam
     return with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
-def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
+def corrected(
+    state: GameState, event: SubmissionCorrected, recorded: Recorded, settle_player: Settle = settle
+) -> GameState:
+    """The correction received after what it corrects and kept as the round's decision; the
+    player's parts settled again by the variant's `settle_player`."""
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
     submitted(rnd, event.player_id, event.part, "correct")
@@ -305,7 +313,7 @@ def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded)
     )  # fmt: skip
     player = changed(player, received=(*player.received, entry))
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return with_round(state, settle(state, rnd, player))
+    return with_round(state, settle_player(state, rnd, player))
 
 
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
@@ -382,7 +390,7 @@ def _known_event(state: GameState, event_id: str) -> str | None:
     return None
 
 
-def revoke(
+def revoked(
     state: GameState, event: DecisionRevoked, recorded: Recorded, settle_player: Settle = settle
 ) -> GameState:
     """The decision revoked, while its round is open, and its player's parts settled again by
@@ -457,10 +465,10 @@ _HANDLERS = {
     PlayerJoined: _joined,
     RackDrawn: _drawn,
     SubmissionReceived: _received,
-    SubmissionAnnulled: _annulled,
+    SubmissionAnnulled: annulled,
     PenaltyGiven: _penalised,
-    SubmissionCorrected: _corrected,
-    DecisionRevoked: revoke,
+    SubmissionCorrected: corrected,
+    DecisionRevoked: revoked,
     TopChosen: _top_chosen,
     RoundClosed: _closed,
     SeedRevealed: _revealed,
