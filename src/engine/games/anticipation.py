@@ -22,33 +22,19 @@ from engine.bag import BagError
 from engine.games import draws, duplicate
 from engine.games.anticipation_evolve import NO_RULE, evolve
 from engine.games.commands import (
-    Annul,
     ChooseTop,
     CloseRound,
     Command,
-    Correct,
     CreateGame,
     DeclareReplacement,
     DrawRack,
     EndGame,
-    JoinPlayer,
-    Penalise,
-    RevealSeed,
-    Revoke,
-    Submit,
 )
 from engine.games.events import (
-    DecisionRevoked,
     Event,
-    PenaltyGiven,
-    PlayerJoined,
     RackDrawn,
     ReplacementDeclared,
     RoundClosed,
-    SeedRevealed,
-    SubmissionAnnulled,
-    SubmissionCorrected,
-    SubmissionReceived,
 )
 from engine.games.state import GameRuleError, GameState
 
@@ -96,43 +82,24 @@ def _draw(state: GameState, command: DrawRack) -> list[Event]:
 
 def _events(state: GameState, command: Command) -> list[Event]:
     match command:
-        case JoinPlayer():
-            return [PlayerJoined(command.player_id, command.name)]
         case DrawRack():
             return _draw(state, command)
         case DeclareReplacement():
             return [ReplacementDeclared(command.round, command.player_id, command.text)]
-        case Submit():
-            return [
-                SubmissionReceived(command.round, command.player_id, command.text, command.part)
-            ]
-        case Annul():
-            return [
-                SubmissionAnnulled(command.round, command.player_id, command.reason, command.part)
-            ]
-        case Penalise():
-            return [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
-        case Correct():
-            return [
-                SubmissionCorrected(
-                    command.round, command.player_id, command.text, command.reason, command.part
-                )
-            ]
-        case Revoke():
-            return [DecisionRevoked(command.event_id, command.reason)]
         case CloseRound():
             return [RoundClosed(command.round)]
-        case RevealSeed():
-            return [SeedRevealed(command.seed)]
         case EndGame():
             return duplicate.end_events(state, command)
         case ChooseTop():
             raise GameRuleError(
                 "no_top", "every player plays their own board: an anticipation round has no top"
             )
-    raise GameRuleError(
-        "unknown_command", f"{type(command).__name__} is not an anticipation command"
-    )
+    events = duplicate.restated(command)
+    if events is None:
+        raise GameRuleError(
+            "unknown_command", f"{type(command).__name__} is not an anticipation command"
+        )
+    return events
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
