@@ -29,9 +29,11 @@ from engine.games.duplicate_evolve import (
     check_next_draw,
     check_open,
     corrected,
+    entry_of,
     known_player,
     open_drawn_round,
     open_round,
+    remembered,
     revoked,
     setting_notes,
     with_round,
@@ -55,7 +57,6 @@ from engine.games.state import (
     GameState,
     Note,
     PlayerRound,
-    Received,
     RoundState,
     changed,
 )
@@ -81,12 +82,6 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         return changed(counted, notes=(*counted.notes, note))
 
 
-def _remember(state: GameState, recorded: Recorded, type_name: str) -> GameState:
-    if not recorded.event_id:
-        return state
-    return changed(state, game_events={**state.game_events, recorded.event_id: type_name})
-
-
 def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
     if state.created is not None:
         raise Ignore("game_exists", "the game was already created; a game has one GameCreated")
@@ -94,8 +89,8 @@ def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameSt
     notes = (*state.notes, *setting_notes(context, recorded))
     full = Bag.full(context.ruleset)
     letters = full.take(JOKER * full.count(JOKER))
-    after = changed(state, created=event, context=context, bag=letters, notes=notes)
-    return _remember(after, recorded, "GameCreated")
+    return changed(state, created=event, context=context, bag=letters, notes=notes,
+                   game_events=remembered(state, recorded, "GameCreated"))  # fmt: skip
 
 
 def _plan(state: GameState) -> draws.DrawPlan:
@@ -132,8 +127,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
             " the stock's two letters and part 2 with the group (rule 8)",
         )
     player = rnd.player(event.player_id)
-    entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
-                     recorded.received_at, recorded.source)  # fmt: skip
+    entry = entry_of(event, recorded)
     return _with_player(state, rnd, changed(player, received=(*player.received, entry)))
 
 
@@ -172,8 +166,9 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     over = state.over
     if not state.bag:
         over = f"all {rnd.number} groups have been played"
-    after = changed(with_round(state, changed(rnd, closed=True)), sheets=sheets, over=over)
-    return _remember(after, recorded, "RoundClosed")
+    game_events = remembered(state, recorded, "RoundClosed")
+    closed = with_round(state, changed(rnd, closed=True))
+    return changed(closed, sheets=sheets, over=over, game_events=game_events)
 
 
 def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:

@@ -95,7 +95,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         return changed(counted, notes=(*counted.notes, note))
 
 
-def _remember(state: GameState, recorded: Recorded, type_name: str) -> dict[str, str]:
+def remembered(state: GameState, recorded: Recorded, type_name: str) -> dict[str, str]:
     return (
         {**state.game_events, recorded.event_id: type_name}
         if recorded.event_id
@@ -116,7 +116,7 @@ def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameSt
         context=context,
         bag=Bag.full(context.ruleset),
         notes=notes,
-        game_events=_remember(state, recorded, "GameCreated"),
+        game_events=remembered(state, recorded, "GameCreated"),
     )
 
 
@@ -141,7 +141,7 @@ def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameSt
     return changed(
         state,
         players={**state.players, event.player_id: event},
-        game_events=_remember(state, recorded, "PlayerJoined"),
+        game_events=remembered(state, recorded, "PlayerJoined"),
     )
 
 
@@ -235,17 +235,18 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
             f"part {event.part}: several submissions in one round only in the last round",
         )
     player = rnd.player(event.player_id)
-    entry = Received(
-        recorded.event_id,
-        recorded.seq,
-        event.player_id,
-        event.part,
-        event.text,
-        recorded.received_at,
-        recorded.source,
-    )
-    player = changed(player, received=(*player.received, entry))
+    player = changed(player, received=(*player.received, entry_of(event, recorded)))
     return with_round(state, settle(state, rnd, player))
+
+
+def entry_of(event: SubmissionReceived | SubmissionCorrected, recorded: Recorded) -> Received:
+    """A text received from the player, or the arbiter's correction of it, as the round keeps
+    it (every variant's)."""
+    if isinstance(event, SubmissionCorrected):
+        return Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
+                        recorded.received_at, recorded.source, True, event.reason)  # fmt: skip
+    return Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
+                    recorded.received_at, recorded.source)  # fmt: skip
 
 
 def submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
@@ -296,22 +297,11 @@ def corrected(
     known_player(state, event.player_id)
     submitted(rnd, event.player_id, event.part, "correct")
     player = rnd.players[event.player_id]
-    entry = Received(
-        recorded.event_id,
-        recorded.seq,
-        event.player_id,
-        event.part,
-        event.text,
-        recorded.received_at,
-        recorded.source,
-        correction=True,
-        reason=event.reason,
-    )
     decision = _decision(
         recorded, "SubmissionCorrected", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
-    player = changed(player, received=(*player.received, entry))
+    player = changed(player, received=(*player.received, entry_of(event, recorded)))
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
     return with_round(state, settle_player(state, rnd, player))
 
@@ -361,7 +351,7 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
         if not isinstance(plan, draws.DrawPlan):
             over = plan.message
     after = changed(with_round(state, rnd), board=board, leftover=leftover, bag=bag, over=over)
-    after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
+    after = changed(after, game_events=remembered(after, recorded, "RoundClosed"))
     if note is not None:
         remark = Note(recorded.seq, recorded.event_id, "RoundClosed", "top_interpreted", note,
                       event.round, ignored=False)  # fmt: skip
@@ -421,7 +411,7 @@ def revoked(
     if decision.player_id is not None:
         rnd = settle_player(state, rnd, rnd.player(decision.player_id))
     after = with_round(state, rnd)
-    return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
+    return changed(after, game_events=remembered(after, recorded, "DecisionRevoked"))
 
 
 def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> GameState:
@@ -451,13 +441,13 @@ def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> Game
             notes = (*notes, Note(recorded.seq, recorded.event_id, "SeedRevealed",
                                   "draw_mismatch", message, rnd.number, ignored=False))  # fmt: skip
     return changed(
-        state, seed=event.seed, notes=notes, game_events=_remember(state, recorded, "SeedRevealed")
+        state, seed=event.seed, notes=notes, game_events=remembered(state, recorded, "SeedRevealed")
     )
 
 
 def _ended(state: GameState, event: GameEnded, recorded: Recorded) -> GameState:
     check_open(state)
-    return changed(state, ended=event.reason, game_events=_remember(state, recorded, "GameEnded"))
+    return changed(state, ended=event.reason, game_events=remembered(state, recorded, "GameEnded"))
 
 
 _HANDLERS = {
