@@ -225,6 +225,29 @@ static void put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+/* The 26 multiset weights of engine.lexicon, for the builder and the kernel alike; 0, or -1
+ * with a Python exception set. */
+int read_weights(PyObject *obj, uint64_t weights[26])
+{
+    PyObject *seq = PySequence_Fast(obj, "weights: expected 26 integers");
+    if (!seq)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 26) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "weights: expected 26 integers");
+        return -1;
+    }
+    for (int i = 0; i < 26; i++) {
+        weights[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (weights[i] == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 PyObject *build_lexicon(PyObject *module, PyObject *args)
 {
     (void)module;
@@ -234,22 +257,8 @@ PyObject *build_lexicon(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "y#O", &text, &len, &weights_obj))
         return NULL;
     uint64_t weights[26];
-    PyObject *seq = PySequence_Fast(weights_obj, "weights: expected 26 integers");
-    if (!seq)
+    if (read_weights(weights_obj, weights) < 0)
         return NULL;
-    if (PySequence_Fast_GET_SIZE(seq) != 26) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "weights: expected 26 integers");
-        return NULL;
-    }
-    for (int i = 0; i < 26; i++) {
-        weights[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (weights[i] == (unsigned long long)-1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
 
     Builder b = {0};
     PathNode *path = NULL;
