@@ -163,7 +163,7 @@ static int rehash(Builder *b)
 }
 
 /* The registered node equal to `p` (its original id), or registers `p`; -1 on no memory. */
-static int64_t minimise_one(Builder *b, const PathNode *p, int *replaced)
+static int64_t minimise_one(Builder *b, const PathNode *p)
 {
     if (2 * (b->registered + 1) > b->table_size && !rehash(b))
         return -1;
@@ -171,10 +171,8 @@ static int64_t minimise_one(Builder *b, const PathNode *p, int *replaced)
     size_t j = h & (b->table_size - 1);
     while (b->table[j]) {
         uint32_t c = b->table[j] - 1;
-        if (same_node(b, c, p)) {
-            *replaced = 1;
+        if (same_node(b, c, p))
             return b->orig[c];
-        }
         j = (j + 1) & (b->table_size - 1);
     }
     int64_t c = commit(b, p);
@@ -182,8 +180,23 @@ static int64_t minimise_one(Builder *b, const PathNode *p, int *replaced)
         return -1;
     b->table[j] = (uint32_t)c + 1;
     b->registered++;
-    *replaced = 0;
     return p->id;
+}
+
+/* The path's nodes deeper than `down_to`, deepest first, each replaced in its parent's last
+ * edge by its registered equal (or registered): Daciuk's minimise(common), also run with 0
+ * once every word is in. 0, or -1 when out of memory. */
+static int minimise(Builder *b, PathNode *path, size_t *depth, size_t down_to)
+{
+    while (*depth > down_to) {
+        int64_t id = minimise_one(b, &path[*depth]);
+        if (id < 0)
+            return -1;
+        PathNode *parent = &path[*depth - 1];
+        parent->target[parent->n - 1] = (uint32_t)id;
+        (*depth)--;
+    }
+    return 0;
 }
 
 static void free_builder(Builder *b)
@@ -212,6 +225,29 @@ static void put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+/* The 26 multiset weights of engine.lexicon, for the builder and the kernel alike; 0, or -1
+ * with a Python exception set. */
+int read_weights(PyObject *obj, uint64_t weights[26])
+{
+    PyObject *seq = PySequence_Fast(obj, "weights: expected 26 integers");
+    if (!seq)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 26) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "weights: expected 26 integers");
+        return -1;
+    }
+    for (int i = 0; i < 26; i++) {
+        weights[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (weights[i] == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 PyObject *build_lexicon(PyObject *module, PyObject *args)
 {
     (void)module;
@@ -221,22 +257,8 @@ PyObject *build_lexicon(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "y#O", &text, &len, &weights_obj))
         return NULL;
     uint64_t weights[26];
-    PyObject *seq = PySequence_Fast(weights_obj, "weights: expected 26 integers");
-    if (!seq)
+    if (read_weights(weights_obj, weights) < 0)
         return NULL;
-    if (PySequence_Fast_GET_SIZE(seq) != 26) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "weights: expected 26 integers");
-        return NULL;
-    }
-    for (int i = 0; i < 26; i++) {
-        weights[i] = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (weights[i] == (unsigned long long)-1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
 
     Builder b = {0};
     PathNode *path = NULL;
@@ -286,16 +308,8 @@ PyObject *build_lexicon(PyObject *module, PyObject *args)
         if (!grow((void **)&keys, &keys_cap, n_keys + 1, sizeof(uint64_t)))
             goto memory;
         keys[n_keys++] = key;
-        /* minimise(common) */
-        while (depth > (size_t)common) {
-            int replaced;
-            int64_t id = minimise_one(&b, &path[depth], &replaced);
-            if (id < 0)
-                goto memory;
-            PathNode *parent = &path[depth - 1];
-            parent->target[parent->n - 1] = (uint32_t)id;
-            depth--;
-        }
+        if (minimise(&b, path, &depth, (size_t)common) < 0)
+            goto memory;
         if (!grow((void **)&path, &path_cap, (size_t)n + 1, sizeof(PathNode)))
             goto memory;
         for (Py_ssize_t i = common; i < n; i++) {
@@ -315,15 +329,8 @@ PyObject *build_lexicon(PyObject *module, PyObject *args)
         previous = word;
         previous_len = n;
     }
-    while (depth > 0) {
-        int replaced;
-        int64_t id = minimise_one(&b, &path[depth], &replaced);
-        if (id < 0)
-            goto memory;
-        PathNode *parent = &path[depth - 1];
-        parent->target[parent->n - 1] = (uint32_t)id;
-        depth--;
-    }
+    if (minimise(&b, path, &depth, 0) < 0)
+        goto memory;
     if (commit(&b, &path[0]) < 0) /* the root, id 0 */
         goto memory;
 

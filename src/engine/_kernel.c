@@ -731,6 +731,8 @@ static PyObject *Kernel_search(Kernel *self, PyObject *args)
                           &prune))
         return NULL;
     int n = self->size;
+    /* Not the user's check (engine.movegen's names the ruleset's size): the reads below stay
+     * inside the board given, whoever calls. */
     if (board_len != (Py_ssize_t)n * n) {
         PyErr_Format(PyExc_ValueError, "board: expected %d squares, got %zd", n * n, board_len);
         return NULL;
@@ -962,6 +964,8 @@ memory:
     return -1;
 }
 
+int read_weights(PyObject *obj, uint64_t weights[26]); /* in _dawg.c */
+
 static int read_ints(PyObject *obj, int32_t *out, int n, long lo, long hi, const char *what)
 {
     PyObject *seq = PySequence_Fast(obj, what);
@@ -1021,23 +1025,8 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds)
         read_ints(values, self->tile_value, 26, 0, 1000, "tile_values") ||
         read_ints(two, flags, 26 * 26, 0, 1, "two_letter"))
         goto done;
-    PyObject *seq = PySequence_Fast(weights, "weights: expected 26 integers");
-    if (!seq)
+    if (read_weights(weights, self->weights) < 0)
         goto done;
-    if (PySequence_Fast_GET_SIZE(seq) != 26) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "weights: expected 26 integers");
-        goto done;
-    }
-    for (int i = 0; i < 26; i++) {
-        unsigned long long w = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (w == (unsigned long long)-1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            goto done;
-        }
-        self->weights[i] = w;
-    }
-    Py_DECREF(seq);
     self->size = size;
     for (int i = 0; i < size * size; i++) {
         self->lf[i / size][i % size] = (uint8_t)lfs[i];

@@ -13,7 +13,7 @@ any other within its limits (boards up to 26x26, racks up to 16 tiles, tile valu
 
 from __future__ import annotations
 
-from engine.board import Board, BoardError
+from engine.board import Board
 from engine.lexicon import LETTER_WEIGHTS, Lexicon
 from engine.ruleset import Ruleset
 
@@ -32,9 +32,8 @@ RawMove = tuple[int, int, int, bool, str, tuple[int, ...]]
 class Kernel:
     """The compiled generator for one ruleset and one lexicon."""
 
-    def __init__(self, compiled: object, size: int) -> None:
+    def __init__(self, compiled: object) -> None:
         self._compiled = compiled
-        self._size = size
 
     def search(
         self,
@@ -48,10 +47,11 @@ class Kernel:
     ) -> list[RawMove]:
         """Moves best first, in the generator's canonical order: only those at the best score
         (`top`), the best `limit`, or every one scoring at least `floor`; `prune` bounds the
-        search (without it every move is enumerated, then filtered: the reference's way)."""
+        search (without it every move is enumerated, then filtered: the reference's way).
+
+        The board is the ruleset's size: `movegen` checks it first, with the message a user
+        sees (the compiled search only guards its own reads, with a ValueError)."""
         text = "".join(board.rows).encode("ascii", errors="replace")
-        if len(text) != self._size * self._size:
-            raise BoardError(f"the board is not {self._size}x{self._size}")
         return self._compiled.search(text, counts, top, limit, floor, prune)  # type: ignore[attr-defined]
 
 
@@ -81,4 +81,4 @@ def for_ruleset(
         )
     except (ValueError, OverflowError):
         return None
-    return Kernel(compiled, size)
+    return Kernel(compiled)

@@ -180,6 +180,16 @@ def test_a_board_of_another_size_is_refused_by_the_kernel_as_by_the_reference():
             generator.best(Board.empty(7), "AER", 5)
 
 
+def test_the_compiled_search_refuses_a_board_of_another_size_itself():
+    """The user's message is the generator's (above); the kernel still reads no further than
+    the board it is given, whoever calls it."""
+    compiled, _ = _frs_pair()
+    counts = [0] * 27
+    counts[0] = 1
+    with pytest.raises(ValueError, match="board: expected 225 squares, got 49"):
+        compiled.kernel.search(Board.empty(7), counts, top=True)
+
+
 def test_best_asks_for_at_least_one_move():
     compiled, reference = _frs_pair()
     for generator in (compiled, reference):

@@ -18,61 +18,39 @@ choice; closing a round moves every player's board, stock and eliminated letters
 
 from __future__ import annotations
 
-import dataclasses
-
 from engine.bag import BagError
 from engine.games import draws, duplicate
 from engine.games.anticipation_evolve import NO_RULE, evolve
 from engine.games.commands import (
-    Annul,
     ChooseTop,
     CloseRound,
     Command,
-    Correct,
     CreateGame,
     DeclareReplacement,
     DrawRack,
     EndGame,
-    JoinPlayer,
-    Penalise,
-    RevealSeed,
-    Revoke,
-    Submit,
 )
 from engine.games.events import (
-    DecisionRevoked,
     Event,
-    GameCreated,
-    PenaltyGiven,
-    PlayerJoined,
     RackDrawn,
     ReplacementDeclared,
     RoundClosed,
-    SeedRevealed,
-    SubmissionAnnulled,
-    SubmissionCorrected,
-    SubmissionReceived,
 )
 from engine.games.state import GameRuleError, GameState
 
 __all__ = ["decide", "evolve"]
 
 
-def _create(state: GameState, command: CreateGame) -> list[Event]:
-    """The duplicate's checks of a new game (ruleset, settings, seed, players), then the same
-    events naming this variant."""
+def _create(command: CreateGame) -> list[Event]:
+    """The duplicate's events of a new game (ruleset, settings, seed, players checked there),
+    once its settings ask for no top."""
     if "top_source" in command.settings:
         raise GameRuleError(
             "bad_setting",
             "settings.top_source: an anticipation round has no top (every player plays their"
             " own board): drop it",
         )
-    as_duplicate = dataclasses.replace(command, variant="duplicate")
-    events = duplicate.decide(state, as_duplicate)
-    return [
-        dataclasses.replace(e, variant=command.variant) if isinstance(e, GameCreated) else e
-        for e in events
-    ]
+    return duplicate.created_events(command)
 
 
 def _draw(state: GameState, command: DrawRack) -> list[Event]:
@@ -104,43 +82,24 @@ def _draw(state: GameState, command: DrawRack) -> list[Event]:
 
 def _events(state: GameState, command: Command) -> list[Event]:
     match command:
-        case JoinPlayer():
-            return [PlayerJoined(command.player_id, command.name)]
         case DrawRack():
             return _draw(state, command)
         case DeclareReplacement():
             return [ReplacementDeclared(command.round, command.player_id, command.text)]
-        case Submit():
-            return [
-                SubmissionReceived(command.round, command.player_id, command.text, command.part)
-            ]
-        case Annul():
-            return [
-                SubmissionAnnulled(command.round, command.player_id, command.reason, command.part)
-            ]
-        case Penalise():
-            return [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
-        case Correct():
-            return [
-                SubmissionCorrected(
-                    command.round, command.player_id, command.text, command.reason, command.part
-                )
-            ]
-        case Revoke():
-            return [DecisionRevoked(command.event_id, command.reason)]
         case CloseRound():
             return [RoundClosed(command.round)]
-        case RevealSeed():
-            return [SeedRevealed(command.seed)]
         case EndGame():
             return duplicate.end_events(state, command)
         case ChooseTop():
             raise GameRuleError(
                 "no_top", "every player plays their own board: an anticipation round has no top"
             )
-    raise GameRuleError(
-        "unknown_command", f"{type(command).__name__} is not an anticipation command"
-    )
+    events = duplicate.restated(command)
+    if events is None:
+        raise GameRuleError(
+            "unknown_command", f"{type(command).__name__} is not an anticipation command"
+        )
+    return events
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
@@ -148,7 +107,9 @@ def decide(state: GameState, command: Command) -> list[Event]:
     if isinstance(command, CreateGame):
         if state.created is not None:
             raise GameRuleError("game_exists", f"game {state.created.game_id} already exists")
-        return duplicate.checked(state, _create(state, command), command, evolve)
-    if state.created is None:
+        events = _create(command)
+    elif state.created is None:
         raise GameRuleError("no_game", "the game does not exist: create it first")
-    return duplicate.checked(state, _events(state, command), command, evolve)
+    else:
+        events = _events(state, command)
+    return duplicate.checked(state, events, command, evolve)

@@ -3,12 +3,16 @@
 Pure, and never raises on a recorded event: an event the rules cannot apply is kept in
 `state.notes` as ignored, with its reason code and message. The events that mean the same in
 every variant (a player joining, a penalty, the seed revealed, the end) are folded by the
-duplicate's fold; the rest are anticipation's own: the groups drawn from the 98 letters, each
-player's replacement, submissions judged on each player's own board, and a round's close,
-which moves every player's sheet on (board, stock, eliminated letters).
+duplicate's fold; an annulment, a correction and a revocation by the duplicate's handlers,
+given anticipation's `settle` (a player's parts judged on their own board); the rest are
+anticipation's own: the groups drawn from the 98 letters, each player's replacement,
+submissions judged on each player's own board, and a round's close, which moves every
+player's sheet on (board, stock, eliminated letters).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from engine.bag import Bag
 from engine.games import draws, duplicate_evolve
@@ -21,13 +25,17 @@ from engine.games.anticipation_rules import (
 )
 from engine.games.duplicate_evolve import (
     Ignore,
+    annulled,
     check_next_draw,
     check_open,
+    corrected,
+    entry_of,
     known_player,
     open_drawn_round,
     open_round,
+    remembered,
+    revoked,
     setting_notes,
-    submitted,
     with_round,
 )
 from engine.games.events import (
@@ -46,11 +54,9 @@ from engine.games.events import (
 from engine.games.rounds import is_late
 from engine.games.settings import DrawMinimum
 from engine.games.state import (
-    Decision,
     GameState,
     Note,
     PlayerRound,
-    Received,
     RoundState,
     changed,
 )
@@ -76,12 +82,6 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         return changed(counted, notes=(*counted.notes, note))
 
 
-def _remember(state: GameState, recorded: Recorded, type_name: str) -> GameState:
-    if not recorded.event_id:
-        return state
-    return changed(state, game_events={**state.game_events, recorded.event_id: type_name})
-
-
 def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameState:
     if state.created is not None:
         raise Ignore("game_exists", "the game was already created; a game has one GameCreated")
@@ -89,8 +89,8 @@ def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameSt
     notes = (*state.notes, *setting_notes(context, recorded))
     full = Bag.full(context.ruleset)
     letters = full.take(JOKER * full.count(JOKER))
-    after = changed(state, created=event, context=context, bag=letters, notes=notes)
-    return _remember(after, recorded, "GameCreated")
+    return changed(state, created=event, context=context, bag=letters, notes=notes,
+                   game_events=remembered(state, recorded, "GameCreated"))  # fmt: skip
 
 
 def _plan(state: GameState) -> draws.DrawPlan:
@@ -127,8 +127,7 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
             " the stock's two letters and part 2 with the group (rule 8)",
         )
     player = rnd.player(event.player_id)
-    entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
-                     recorded.received_at, recorded.source)  # fmt: skip
+    entry = entry_of(event, recorded)
     return _with_player(state, rnd, changed(player, received=(*player.received, entry)))
 
 
@@ -152,33 +151,6 @@ def _declared(state: GameState, event: ReplacementDeclared, recorded: Recorded) 
     return _with_player(state, rnd, changed(player, replacement=replacing))
 
 
-def _decided(state: GameState, rnd: RoundState, decision: Decision) -> GameState:
-    rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return with_round(state, settle(state, rnd, rnd.player(decision.player_id or "")))
-
-
-def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round, event.player_id)
-    submitted(rnd, event.player_id, event.part, "annul")
-    decision = Decision(recorded.event_id, recorded.seq, "SubmissionAnnulled", event.round,
-                        event.player_id, event.part, event.reason)  # fmt: skip
-    return _decided(state, rnd, decision)
-
-
-def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
-    rnd = _open_round(state, event.round, event.player_id)
-    submitted(rnd, event.player_id, event.part, "correct")
-    player = rnd.players[event.player_id]
-    entry = Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
-                     recorded.received_at, recorded.source, correction=True,
-                     reason=event.reason)  # fmt: skip
-    player = changed(player, received=(*player.received, entry))
-    rnd = changed(rnd, players={**rnd.players, event.player_id: player})
-    decision = Decision(recorded.event_id, recorded.seq, "SubmissionCorrected", event.round,
-                        event.player_id, event.part, event.reason)  # fmt: skip
-    return _decided(state, rnd, decision)
-
-
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
     raise Ignore("no_top", "every player plays their own board: an anticipation round has no top")
 
@@ -194,54 +166,33 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     over = state.over
     if not state.bag:
         over = f"all {rnd.number} groups have been played"
-    after = changed(with_round(state, changed(rnd, closed=True)), sheets=sheets, over=over)
-    return _remember(after, recorded, "RoundClosed")
-
-
-def _known_event(state: GameState, event_id: str) -> str | None:
-    if event_id in state.game_events:
-        return state.game_events[event_id]
-    for rnd in state.rounds:
-        if rnd.draw_event_id == event_id:
-            return "RackDrawn"
-        for player in rnd.players.values():
-            if player.replacement is not None and player.replacement.event_id == event_id:
-                return "ReplacementDeclared"
-            if any(r.event_id == event_id for r in player.received):
-                return "SubmissionReceived"
-    return None
+    game_events = remembered(state, recorded, "RoundClosed")
+    closed = with_round(state, changed(rnd, closed=True))
+    return changed(closed, sheets=sheets, over=over, game_events=game_events)
 
 
 def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
-    check_open(state)
-    for rnd in state.rounds:
-        for i, decision in enumerate(rnd.decisions):
-            if decision.event_id != event.event_id:
-                continue
-            if rnd.closed:
-                raise Ignore(
-                    "round_closed",
-                    f"round {rnd.number} is closed: its decisions can no longer be revoked",
-                    rnd.number,
-                )
-            if not decision.standing:
-                raise Ignore("already_revoked", f"{event.event_id} was already revoked",
-                              rnd.number)  # fmt: skip
-            decisions = list(rnd.decisions)
-            decisions[i] = changed(decision, revoked_by=recorded.event_id or "revoked")
-            rnd = changed(rnd, decisions=tuple(decisions))
-            if decision.player_id is not None:
-                rnd = settle(state, rnd, rnd.player(decision.player_id))
-            return _remember(with_round(state, rnd), recorded, "DecisionRevoked")
-    known = _known_event(state, event.event_id)
-    if known is not None:
+    """The duplicate's revocation, the player's parts judged again on their own board; a
+    replacement is no decision and can never be changed (rule 9)."""
+    try:
+        return revoked(state, event, recorded, settle)
+    except Ignore as why:
+        if why.code != "unknown_event" or not _is_replacement(state, event.event_id):
+            raise
         raise Ignore(
             "not_a_decision",
-            f"{event.event_id} is a {known}, not a decision ({', '.join(DECISIONS)})"
-            + (": a recorded replacement can never be changed (rule 9)"
-               if known == "ReplacementDeclared" else ""),
-        )  # fmt: skip
-    raise Ignore("unknown_event", f"no decision {event.event_id} in this game")
+            f"{event.event_id} is a ReplacementDeclared, not a decision ({', '.join(DECISIONS)})"
+            ": a recorded replacement can never be changed (rule 9)",
+        ) from None
+
+
+def _is_replacement(state: GameState, event_id: str) -> bool:
+    """Whether the event is a player's replacement (a round keeps it, not `game_events`)."""
+    return any(
+        player.replacement is not None and player.replacement.event_id == event_id
+        for rnd in state.rounds
+        for player in rnd.players.values()
+    )
 
 
 _HANDLERS = {
@@ -249,10 +200,11 @@ _HANDLERS = {
     RackDrawn: _drawn,
     SubmissionReceived: _received,
     ReplacementDeclared: _declared,
-    SubmissionAnnulled: _annulled,
-    SubmissionCorrected: _corrected,
+    SubmissionAnnulled: partial(annulled, settle_player=settle),
+    SubmissionCorrected: partial(corrected, settle_player=settle),
     DecisionRevoked: _revoked,
     TopChosen: _top_chosen,
     RoundClosed: _closed,
 }
-"""Anticipation's own handlers; every other event is folded by the duplicate's fold."""
+"""Anticipation's handlers (its own, or the duplicate's with its `settle`); every other event
+is folded by the duplicate's fold."""

@@ -79,7 +79,16 @@ from engine.games.state import GameRuleError, GameState, RoundState
 from engine.notation import format_move
 from engine.ruleset import RulesetError, load_ruleset
 
-__all__ = ["GameRuleError", "checked", "decide", "evolve", "round_top"]
+__all__ = [
+    "GameRuleError",
+    "checked",
+    "created_events",
+    "decide",
+    "end_events",
+    "evolve",
+    "restated",
+    "round_top",
+]
 
 Evolve = Callable[[GameState, Recorded], GameState]
 
@@ -121,6 +130,13 @@ def _create(state: GameState, command: CreateGame) -> list[Event]:
             "variant_not_supported",
             f"the {command.variant} variant is not played yet: create a duplicate game",
         )
+    return created_events(command)
+
+
+def created_events(command: CreateGame) -> list[Event]:
+    """GameCreated naming the command's variant and a PlayerJoined per player listed, once
+    the ruleset, the settings, the seed commitment and the players hold: every variant
+    creates its game here, after its own checks (the game not created yet, the variant's)."""
     try:
         ruleset = load_ruleset(command.ruleset)
     except RulesetError as exc:
@@ -259,42 +275,58 @@ def end_events(state: GameState, command: EndGame) -> list[Event]:
     return [GameEnded(command.reason)]
 
 
+def restated(command: Command) -> list[Event] | None:
+    """The event that restates the command, for the commands every variant records as given
+    (joining, a submission, an annulment, a penalty, a correction, a revocation, the seed
+    revealed: the fold judges them); None for the others, which each variant decides."""
+    match command:
+        case JoinPlayer():
+            return [PlayerJoined(command.player_id, command.name)]
+        case Submit():
+            return [
+                SubmissionReceived(command.round, command.player_id, command.text, command.part)
+            ]
+        case Annul():
+            return [
+                SubmissionAnnulled(command.round, command.player_id, command.reason, command.part)
+            ]
+        case Penalise():
+            return [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
+        case Correct():
+            return [
+                SubmissionCorrected(
+                    command.round, command.player_id, command.text, command.reason, command.part
+                )
+            ]
+        case Revoke():
+            return [DecisionRevoked(command.event_id, command.reason)]
+        case RevealSeed():
+            return [SeedRevealed(command.seed)]
+    return None
+
+
+def _events(state: GameState, command: Command) -> list[Event]:
+    match command:
+        case DrawRack():
+            return _draw(state, command)
+        case ChooseTop():
+            return _choose(state, command)
+        case CloseRound():
+            return _close(state, command)
+        case EndGame():
+            return end_events(state, command)
+    events = restated(command)
+    if events is None:
+        raise GameRuleError(
+            "unknown_command", f"{type(command).__name__} is not a duplicate command"
+        )
+    return events
+
+
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events that carry out an arbiter's command, or `GameRuleError` saying why not."""
     if isinstance(command, CreateGame):
         return checked(state, _create(state, command), command)
     if state.created is None:
         raise GameRuleError("no_game", "the game does not exist: create it first")
-    if isinstance(command, JoinPlayer):
-        events: list[Event] = [PlayerJoined(command.player_id, command.name)]
-    elif isinstance(command, DrawRack):
-        events = _draw(state, command)
-    elif isinstance(command, Submit):
-        events = [SubmissionReceived(command.round, command.player_id, command.text, command.part)]
-    elif isinstance(command, ChooseTop):
-        events = _choose(state, command)
-    elif isinstance(command, Annul):
-        events = [
-            SubmissionAnnulled(command.round, command.player_id, command.reason, command.part)
-        ]
-    elif isinstance(command, Penalise):
-        events = [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
-    elif isinstance(command, Correct):
-        events = [
-            SubmissionCorrected(
-                command.round, command.player_id, command.text, command.reason, command.part
-            )
-        ]
-    elif isinstance(command, Revoke):
-        events = [DecisionRevoked(command.event_id, command.reason)]
-    elif isinstance(command, CloseRound):
-        events = _close(state, command)
-    elif isinstance(command, RevealSeed):
-        events = [SeedRevealed(command.seed)]
-    elif isinstance(command, EndGame):
-        events = end_events(state, command)
-    else:
-        raise GameRuleError(
-            "unknown_command", f"{type(command).__name__} is not a duplicate command"
-        )
-    return checked(state, events, command)
+    return checked(state, _events(state, command), command)

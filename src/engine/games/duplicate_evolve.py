@@ -7,6 +7,8 @@ file, say) is kept in `state.notes` as ignored, with its reason code and message
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.bag import Bag
 from engine.games import draws
 from engine.games.context import GameContext
@@ -41,10 +43,14 @@ from engine.games.state import (
     Decision,
     GameState,
     Note,
+    PlayerRound,
     Received,
     RoundState,
     changed,
 )
+
+Settle = Callable[[GameState, RoundState, PlayerRound], RoundState]
+"""A variant's judging of a player's parts again after a decision (`rounds.settle`)."""
 
 FOLDED = frozenset({"duplicate", "completiv"})
 """The variants this fold plays: duplicat-completiv differs from duplicate only in how a
@@ -89,7 +95,7 @@ def evolve(state: GameState, recorded: Recorded) -> GameState:
         return changed(counted, notes=(*counted.notes, note))
 
 
-def _remember(state: GameState, recorded: Recorded, type_name: str) -> dict[str, str]:
+def remembered(state: GameState, recorded: Recorded, type_name: str) -> dict[str, str]:
     return (
         {**state.game_events, recorded.event_id: type_name}
         if recorded.event_id
@@ -110,7 +116,7 @@ def _created(state: GameState, event: GameCreated, recorded: Recorded) -> GameSt
         context=context,
         bag=Bag.full(context.ruleset),
         notes=notes,
-        game_events=_remember(state, recorded, "GameCreated"),
+        game_events=remembered(state, recorded, "GameCreated"),
     )
 
 
@@ -135,7 +141,7 @@ def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameSt
     return changed(
         state,
         players={**state.players, event.player_id: event},
-        game_events=_remember(state, recorded, "PlayerJoined"),
+        game_events=remembered(state, recorded, "PlayerJoined"),
     )
 
 
@@ -229,17 +235,18 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
             f"part {event.part}: several submissions in one round only in the last round",
         )
     player = rnd.player(event.player_id)
-    entry = Received(
-        recorded.event_id,
-        recorded.seq,
-        event.player_id,
-        event.part,
-        event.text,
-        recorded.received_at,
-        recorded.source,
-    )
-    player = changed(player, received=(*player.received, entry))
+    player = changed(player, received=(*player.received, entry_of(event, recorded)))
     return with_round(state, settle(state, rnd, player))
+
+
+def entry_of(event: SubmissionReceived | SubmissionCorrected, recorded: Recorded) -> Received:
+    """A text received from the player, or the arbiter's correction of it, as the round keeps
+    it (every variant's)."""
+    if isinstance(event, SubmissionCorrected):
+        return Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
+                        recorded.received_at, recorded.source, True, event.reason)  # fmt: skip
+    return Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
+                    recorded.received_at, recorded.source)  # fmt: skip
 
 
 def submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
@@ -255,7 +262,11 @@ def _decision(recorded: Recorded, type_name: str, round_number: int, **fields) -
     return Decision(recorded.event_id, recorded.seq, type_name, round_number, **fields)
 
 
-def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -> GameState:
+def annulled(
+    state: GameState, event: SubmissionAnnulled, recorded: Recorded, settle_player: Settle = settle
+) -> GameState:
+    """The annulment kept as the round's decision, and the player's parts settled again by
+    the variant's `settle_player`."""
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
     submitted(rnd, event.player_id, event.part, "annul")
@@ -264,7 +275,7 @@ def _annulled(state: GameState, event: SubmissionAnnulled, recorded: Recorded) -
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return with_round(state, settle(state, rnd, rnd.player(event.player_id)))
+    return with_round(state, settle_player(state, rnd, rnd.player(event.player_id)))
 
 
 def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> GameState:
@@ -277,29 +288,22 @@ def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> Gam
     return with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
-def _corrected(state: GameState, event: SubmissionCorrected, recorded: Recorded) -> GameState:
+def corrected(
+    state: GameState, event: SubmissionCorrected, recorded: Recorded, settle_player: Settle = settle
+) -> GameState:
+    """The correction received after what it corrects and kept as the round's decision; the
+    player's parts settled again by the variant's `settle_player`."""
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
     submitted(rnd, event.player_id, event.part, "correct")
     player = rnd.players[event.player_id]
-    entry = Received(
-        recorded.event_id,
-        recorded.seq,
-        event.player_id,
-        event.part,
-        event.text,
-        recorded.received_at,
-        recorded.source,
-        correction=True,
-        reason=event.reason,
-    )
     decision = _decision(
         recorded, "SubmissionCorrected", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
     )  # fmt: skip
-    player = changed(player, received=(*player.received, entry))
+    player = changed(player, received=(*player.received, entry_of(event, recorded)))
     rnd = changed(rnd, decisions=(*rnd.decisions, decision))
-    return with_round(state, settle(state, rnd, player))
+    return with_round(state, settle_player(state, rnd, player))
 
 
 def _top_chosen(state: GameState, event: TopChosen, recorded: Recorded) -> GameState:
@@ -347,7 +351,7 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
         if not isinstance(plan, draws.DrawPlan):
             over = plan.message
     after = changed(with_round(state, rnd), board=board, leftover=leftover, bag=bag, over=over)
-    after = changed(after, game_events=_remember(after, recorded, "RoundClosed"))
+    after = changed(after, game_events=remembered(after, recorded, "RoundClosed"))
     if note is not None:
         remark = Note(recorded.seq, recorded.event_id, "RoundClosed", "top_interpreted", note,
                       event.round, ignored=False)  # fmt: skip
@@ -376,7 +380,11 @@ def _known_event(state: GameState, event_id: str) -> str | None:
     return None
 
 
-def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> GameState:
+def revoked(
+    state: GameState, event: DecisionRevoked, recorded: Recorded, settle_player: Settle = settle
+) -> GameState:
+    """The decision revoked, while its round is open, and its player's parts settled again by
+    the variant's `settle_player` (anticipation judges them on the player's own board)."""
     check_open(state)
     found = _find_decision(state, event.event_id)
     if found is None:
@@ -401,9 +409,9 @@ def _revoked(state: GameState, event: DecisionRevoked, recorded: Recorded) -> Ga
     decisions[index] = changed(decision, revoked_by=recorded.event_id or "revoked")
     rnd = changed(rnd, decisions=tuple(decisions))
     if decision.player_id is not None:
-        rnd = settle(state, rnd, rnd.player(decision.player_id))
+        rnd = settle_player(state, rnd, rnd.player(decision.player_id))
     after = with_round(state, rnd)
-    return changed(after, game_events=_remember(after, recorded, "DecisionRevoked"))
+    return changed(after, game_events=remembered(after, recorded, "DecisionRevoked"))
 
 
 def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> GameState:
@@ -433,13 +441,13 @@ def _revealed(state: GameState, event: SeedRevealed, recorded: Recorded) -> Game
             notes = (*notes, Note(recorded.seq, recorded.event_id, "SeedRevealed",
                                   "draw_mismatch", message, rnd.number, ignored=False))  # fmt: skip
     return changed(
-        state, seed=event.seed, notes=notes, game_events=_remember(state, recorded, "SeedRevealed")
+        state, seed=event.seed, notes=notes, game_events=remembered(state, recorded, "SeedRevealed")
     )
 
 
 def _ended(state: GameState, event: GameEnded, recorded: Recorded) -> GameState:
     check_open(state)
-    return changed(state, ended=event.reason, game_events=_remember(state, recorded, "GameEnded"))
+    return changed(state, ended=event.reason, game_events=remembered(state, recorded, "GameEnded"))
 
 
 _HANDLERS = {
@@ -447,10 +455,10 @@ _HANDLERS = {
     PlayerJoined: _joined,
     RackDrawn: _drawn,
     SubmissionReceived: _received,
-    SubmissionAnnulled: _annulled,
+    SubmissionAnnulled: annulled,
     PenaltyGiven: _penalised,
-    SubmissionCorrected: _corrected,
-    DecisionRevoked: _revoked,
+    SubmissionCorrected: corrected,
+    DecisionRevoked: revoked,
     TopChosen: _top_chosen,
     RoundClosed: _closed,
     SeedRevealed: _revealed,

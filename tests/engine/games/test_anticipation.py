@@ -321,6 +321,33 @@ def test_an_anticipation_game_has_no_top_source(words):
     assert refused.code == "bad_setting"
 
 
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"ruleset": "ro-nope"},
+        {"settings": {"draw_size": "seven"}},
+        {"draw": "seeded"},
+        {"seed_commitment": seed_commitment("s")},
+        {"players": (Player("ana"), Player("ana"))},
+        {"game_id": " "},
+    ],
+)
+def test_an_anticipation_game_is_refused_what_a_duplicate_game_is_with_the_same_message(
+    words, wrong
+):
+    def refusal(variant: str) -> tuple[str, str]:
+        command = CreateGame(**{"game_id": "a4", "variant": variant, **wrong})
+        refused = Table(words).refuse(command)
+        return refused.code, str(refused)
+
+    assert refusal("anticipation") == refusal("duplicate")
+
+
+def test_an_anticipation_game_is_created_once(game):
+    refused = game.refuse(CreateGame(game_id="a5", variant="anticipation"))
+    assert (refused.code, str(refused)) == ("game_exists", "game a1 already exists")
+
+
 def test_all_seven_letters_of_a_group_laid_earn_the_50_bonus(game):
     _submit(game, "ana", "H8: SERBATI")
     _submit(game, "bob", "H8: SARIT")
