@@ -24,10 +24,11 @@ from rich.markup import escape
 
 from engine.games.projections import position
 from ledger import EventStore, import_events, verify_store
-from pipelines.game_common import fail, store
+from pipelines.game_common import store
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
 from pipelines.game_views import err, out, write_svg
+from pipelines.inputs import fail
 from pipelines.output_file import OutputRefused
 from pipelines.parquet_export import export_parquet
 from pipelines.recompute import Selection, plan, recompute

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,8 +19,14 @@ from pipelines.board_view import board_table
 from pipelines.engine_top import top
 from pipelines.exits import ExitCode
 from pipelines.inputs import (
+    BoardOption,
+    DictOption,
+    JsonOption,
+    RackOption,
+    RulesetOption,
     board_from_json,
     console,
+    emit_json,
     fail,
     read_batch,
     read_board_file,
@@ -31,15 +36,6 @@ from pipelines.inputs import (
 
 engine_app = typer.Typer(help="The rules engine: score moves, find the top.", no_args_is_help=True)
 engine_app.command("top")(top)
-
-RulesetOption = Annotated[str, typer.Option("--ruleset", help="Ruleset name.")]
-DictOption = Annotated[
-    str | None,
-    typer.Option(
-        "--dict",
-        help="Word list: a file (one word per line), a registered list's SHA-256, or 'default'.",
-    ),
-]
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
@@ -123,15 +119,15 @@ def _show_verdict(verdict: Verdict, board: Board, ruleset: Ruleset) -> None:
 
 @engine_app.command()
 def score(
-    board_file: Annotated[Path | None, typer.Option("--board", help="Board file.")] = None,
+    board_file: BoardOption = None,
     move: Annotated[str | None, typer.Option("--move", help='A move, e.g. "H8: VARA".')] = None,
-    rack: Annotated[str | None, typer.Option("--rack", help="Rack, '?' for a joker.")] = None,
+    rack: RackOption = None,
     dict_spec: DictOption = None,
     no_words: Annotated[bool, typer.Option("--no-words", help="Skip the word check.")] = False,
     batch: Annotated[
         Path | None, typer.Option("--batch", help="JSON Lines of {board, move, rack}.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: JsonOption = False,
     ruleset_name: RulesetOption = "ro-frs",
 ) -> None:
     """Validate and score a move: words formed, premiums, bonus, and every broken rule."""
@@ -151,16 +147,16 @@ def score(
         result = _score_one(board, move, rack, ruleset, dictionary)
     except _Unusable as exc:
         if as_json:
-            typer.echo(json.dumps(_unreadable_json([str(exc)]), ensure_ascii=False))
+            emit_json(_unreadable_json([str(exc)]), sort_keys=False)
             raise typer.Exit(ExitCode.UNUSABLE) from None
         fail(str(exc))
     if isinstance(result, list):
         if as_json:
-            typer.echo(json.dumps(_unreadable_json(result), ensure_ascii=False))
+            emit_json(_unreadable_json(result), sort_keys=False)
             raise typer.Exit(ExitCode.NEGATIVE)
         fail("; ".join(result), code=ExitCode.NEGATIVE)
     if as_json:
-        typer.echo(json.dumps(verdict_json(result), ensure_ascii=False))
+        emit_json(verdict_json(result), sort_keys=False)
     else:
         _show_verdict(result, board, ruleset)
     raise typer.Exit(ExitCode.OK if result.valid else ExitCode.NEGATIVE)
@@ -177,7 +173,7 @@ def _score_batch(path: Path, ruleset: Ruleset, dictionary: Dictionary | None) ->
             result = _score_batch_line(data, line.source, ruleset, dictionary)
         judged = judged and "move" in result
         result["line"] = line.number
-        typer.echo(json.dumps(result, ensure_ascii=False))
+        emit_json(result, sort_keys=False)
     return judged
 
 

@@ -28,8 +28,14 @@ from engine.ruleset import Ruleset
 from pipelines.board_view import board_table
 from pipelines.exits import ExitCode, tell
 from pipelines.inputs import (
+    BoardOption,
+    DictOption,
+    JsonOption,
+    RackOption,
+    RulesetOption,
     board_from_json,
     console,
+    emit_json,
     fail,
     read_batch,
     read_board_file,
@@ -131,23 +137,16 @@ def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | 
         except (BoardError, RackError) as exc:
             clean = False
             message = str(exc) if str(exc).startswith(source) else f"{source}: {exc}"
-            typer.echo(json.dumps({"line": line.number, "error": message}, ensure_ascii=False))
+            emit_json({"line": line.number, "error": message}, sort_keys=False)
             continue
-        typer.echo(json.dumps({"line": line.number, **result}, ensure_ascii=False))
+        emit_json({"line": line.number, **result}, sort_keys=False)
     return clean
 
 
 def top(
-    board_file: Annotated[Path | None, typer.Option("--board", help="Board file.")] = None,
-    rack: Annotated[str | None, typer.Option("--rack", help="Rack, '?' for a joker.")] = None,
-    dict_spec: Annotated[
-        str | None,
-        typer.Option(
-            "--dict",
-            help="Word list: a file (one word per line), a registered list's SHA-256, "
-            "or 'default'.",
-        ),
-    ] = None,
+    board_file: BoardOption = None,
+    rack: RackOption = None,
+    dict_spec: DictOption = None,
     limit: Annotated[
         int | None,
         typer.Option("--limit", min=1, help="List the N best legal moves, not only the top."),
@@ -155,8 +154,8 @@ def top(
     batch: Annotated[
         Path | None, typer.Option("--batch", help="JSON Lines of {board, rack}.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    ruleset_name: Annotated[str, typer.Option("--ruleset", help="Ruleset name.")] = "ro-frs",
+    as_json: JsonOption = False,
+    ruleset_name: RulesetOption = "ro-frs",
 ) -> None:
     """Find the top: the best score for a rack on a board, and every move reaching it."""
     ruleset = resolve_ruleset(ruleset_name)
@@ -182,6 +181,6 @@ def top(
     except RackError as exc:
         fail(str(exc))
     if as_json:
-        typer.echo(json.dumps(_public(result), ensure_ascii=False))
+        emit_json(_public(result), sort_keys=False)
     else:
         _show(board, parsed, result, ruleset, limit or HUMAN_ROWS)

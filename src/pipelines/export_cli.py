@@ -7,7 +7,6 @@ to the ledger; DIR is published whole or not at all.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -16,8 +15,9 @@ from rich.table import Table
 
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
-from pipelines.game_common import DbOption, JsonOption, fail, reported
+from pipelines.game_common import reported
 from pipelines.game_views import out as console
+from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import Interrupted, OutputRefused
 from pipelines.parquet_export import Export, ExportError, export_parquet
 from pipelines.tournaments import PointsTable, TournamentError
@@ -59,7 +59,7 @@ def export_command(
     except Interrupted as exc:
         fail(f"interrupted: nothing was written to {out}", exc.exit_code)
     if as_json:
-        typer.echo(json.dumps(_summary(written), ensure_ascii=False, sort_keys=True))
+        emit_json(_summary(written))
     else:
         _show(written)
 

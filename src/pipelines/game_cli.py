@@ -22,15 +22,12 @@ from ledger.database import DEFAULT_URL
 from pipelines import game_views as views
 from pipelines.game_common import (
     ActorOption,
-    DbOption,
     DryRunOption,
     GameArg,
-    JsonOption,
     PartOption,
     RoundOption,
     SourceOption,
     actor_of,
-    fail,
     in_round,
     reported,
     round_of,
@@ -55,6 +52,7 @@ from pipelines.game_service import (
     dictionary_ref,
     stream_of,
 )
+from pipelines.inputs import DbOption, JsonOption, RulesetOption, fail
 
 SeedFileOption = Annotated[
     Path | None,
@@ -124,7 +122,7 @@ def create_command(
     players_file: Annotated[
         Path | None, typer.Option("--players", help="A file of players, one id[:Name] a line.")
     ] = None,
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset name.")] = "ro-frs",
+    ruleset: RulesetOption = "ro-frs",
     dict_spec: Annotated[
         str | None,
         typer.Option(

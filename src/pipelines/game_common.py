@@ -8,7 +8,7 @@ import getpass
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import sqlalchemy as sa
 import typer
@@ -17,7 +17,6 @@ from rich.markup import escape
 from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
-from pipelines import inputs
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import (
     CommandRefused,
@@ -27,17 +26,9 @@ from pipelines.game_service import (
     execute,
     load_game,
 )
+from pipelines.inputs import fail
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
-DbOption = Annotated[
-    str,
-    typer.Option(
-        "--db",
-        envvar="ARBITRU_DB",
-        help="Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST:PORT/DB.",
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 DryRunOption = Annotated[
     bool,
     typer.Option(
@@ -78,11 +69,6 @@ _HINTS = {
 }
 """What to do after a refusal, by the engine's reason code, where the rule's message does not
 already say it in terms of this command line."""
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """The message on stderr (as plain text: a move may hold brackets) and the exit code."""
-    inputs.fail(escape(message), code)
 
 
 def no_ledger(db: str) -> bool:

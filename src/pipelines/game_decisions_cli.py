@@ -12,10 +12,8 @@ from engine.games import commands as cmd
 from ledger.database import DEFAULT_URL
 from pipelines.game_common import (
     ActorOption,
-    DbOption,
     DryRunOption,
     GameArg,
-    JsonOption,
     PartOption,
     PlayerOption,
     ReasonOption,
@@ -24,6 +22,7 @@ from pipelines.game_common import (
     in_round,
     run,
 )
+from pipelines.inputs import DbOption, JsonOption
 
 
 def choose_top_command(

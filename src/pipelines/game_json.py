@@ -7,11 +7,8 @@ renamed or removed.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
-
-import typer
 
 from engine.board import square_name
 from engine.games.context import Judgement
@@ -32,11 +29,6 @@ from engine.problems import CODES
 from ledger import NewEvent, RecordedEvent
 from pipelines.game_anticipation import replacing_json, sheet_json
 from pipelines.game_completiv import player_json as completiv_json
-
-
-def emit_json(value: Any) -> None:
-    """One JSON document on stdout, keys sorted, non-ASCII kept."""
-    typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 def event_json(new: NewEvent, recorded: RecordedEvent | None) -> dict[str, Any]:

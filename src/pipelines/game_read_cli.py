@@ -13,8 +13,9 @@ from engine.ruleset import Ruleset
 from ledger.database import DEFAULT_URL
 from pipelines import game_json
 from pipelines import game_views as views
-from pipelines.game_common import DbOption, GameArg, JsonOption, fail, loaded, store
+from pipelines.game_common import GameArg, loaded, store
 from pipelines.game_service import Game, replay_to
+from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import OutputRefused
 
 
@@ -41,7 +42,7 @@ def results_command(
         drawn = len(read.state.rounds)
         fail(f"round {round_number} of {read.stream} has not been drawn ({drawn} round(s) so far)")
     if as_json:
-        game_json.emit_json(game_json.results_json(read.game_id, read.state, round_number))
+        emit_json(game_json.results_json(read.game_id, read.state, round_number))
     else:
         views.show_results(read.state, round_number, ruleset)
 
@@ -55,7 +56,7 @@ def standings_command(
     read = loaded(db, game)
     _ruleset(read)
     if as_json:
-        game_json.emit_json(game_json.standings_json(read.game_id, read.state))
+        emit_json(game_json.standings_json(read.game_id, read.state))
     else:
         views.show_standings(read.game_id, read.state)
 
@@ -100,7 +101,7 @@ def replay_command(
         except OutputRefused as exc:
             fail(str(exc))
     if as_json:
-        game_json.emit_json(game_json.position_json(read.game_id, state, spot, player))
+        emit_json(game_json.position_json(read.game_id, state, spot, player))
     elif svg is not None:
         views.out.print(f"wrote {svg}")
     else:

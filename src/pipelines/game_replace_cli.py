@@ -14,10 +14,8 @@ from engine.games import commands as cmd
 from ledger.database import DEFAULT_URL
 from pipelines.game_common import (
     ActorOption,
-    DbOption,
     DryRunOption,
     GameArg,
-    JsonOption,
     PlayerOption,
     RoundOption,
     SourceOption,
@@ -26,6 +24,7 @@ from pipelines.game_common import (
     run,
     time_option,
 )
+from pipelines.inputs import DbOption, JsonOption
 
 
 def replace_command(

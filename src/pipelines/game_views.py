@@ -34,7 +34,6 @@ from pipelines.game_anticipation import own_boards_note, replacing_text, show_sh
 from pipelines.game_completiv import show_player as show_completiv_player
 from pipelines.game_json import (
     dictionary_note,
-    emit_json,
     event_json,
     results_json,
     standing_json,
@@ -43,6 +42,7 @@ from pipelines.game_json import (
     top_total,
 )
 from pipelines.game_service import Outcome
+from pipelines.inputs import emit_json
 from pipelines.output_file import output_target, write_whole
 
 out = Console(highlight=False)

@@ -1,20 +1,24 @@
-"""Reading what users hand the CLI: board files, batch JSON Lines, and failing clearly.
+"""Reading what users hand the CLI: the options many commands share, board files, batch JSON
+Lines; failing clearly, and printing a JSON result.
 
 Every error names the file, the line and the problem, and says what to do; a batch line that
-is wrong becomes an error result for that line while the run goes on.
+is wrong becomes an error result for that line while the run goes on. Light on purpose: the
+engine and lexicon commands use it, so it loads no database, progress bar or signing key.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
@@ -26,11 +30,38 @@ from pipelines.exits import ExitCode
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
+DbOption = Annotated[
+    str,
+    typer.Option(
+        "--db",
+        envvar="ARBITRU_DB",
+        help="Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST:PORT/DB.",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+RulesetOption = Annotated[str, typer.Option("--ruleset", help="Ruleset name.")]
+DictOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dict",
+        help="Word list: a file (one word per line), a registered list's SHA-256, or 'default'.",
+    ),
+]
+BoardOption = Annotated[Path | None, typer.Option("--board", help="Board file.")]
+RackOption = Annotated[str | None, typer.Option("--rack", help="Rack, '?' for a joker.")]
+
 
 def fail(message: str, code: int = ExitCode.UNUSABLE) -> NoReturn:
-    """Print an error to stderr and leave with a non-zero exit code."""
-    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    """Print an error to stderr and leave with a non-zero exit code. The message is plain
+    text: a path or a move may hold brackets, which Rich would otherwise read as markup."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+def emit_json(value: Any, *, sort_keys: bool = True) -> None:
+    """One JSON document on stdout, non-ASCII kept; keys sorted unless the shape's own order
+    is part of its contract (`sort_keys=False`)."""
+    typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=sort_keys))
 
 
 def resolve_ruleset(name: str) -> Ruleset:

@@ -8,7 +8,6 @@ exits with 1. Long work shows a progress bar on a terminal (`pipelines.ledger_pr
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sys
@@ -16,12 +15,11 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Annotated, Any, NoReturn
+from typing import IO, Annotated
 
 import sqlalchemy as sa
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from ledger import (
@@ -39,6 +37,7 @@ from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
 from pipelines.exits import OutputNotWritten, say_if_output_fails
 from pipelines.game_records import check_payload
+from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -54,25 +53,6 @@ db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
 _out = Console(highlight=False)
 _err = Console(stderr=True, highlight=False)
 
-DbOption = Annotated[
-    str,
-    typer.Option(
-        "--db",
-        envvar="ARBITRU_DB",
-        help="Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST:PORT/DB.",
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    _err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def _emit_json(value: dict[str, Any]) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
-
 
 @contextmanager
 def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
@@ -83,18 +63,18 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
     try:
         store = EventStore(url, read_only=not create)
     except LedgerError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except sa.exc.SQLAlchemyError as exc:
-        _fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+        fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
     with store:
         try:
             yield store
         except LedgerError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except sa.exc.DBAPIError as exc:
-            _fail(str(driver_error(store.engine, exc, "failed")))
+            fail(str(driver_error(store.engine, exc, "failed")))
         except sa.exc.SQLAlchemyError as exc:
-            _fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+            fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
 
 @contextmanager
@@ -103,14 +83,14 @@ def _open_input(file: Path) -> Iterator[IO[bytes]]:
         yield sys.stdin.buffer
         return
     if file.is_dir():
-        _fail(f"{file} is a directory; give the path of a JSON Lines file")
+        fail(f"{file} is a directory; give the path of a JSON Lines file")
     if not file.is_file():
-        _fail(f"{file}: no such file; give the path of a JSON Lines file")
+        fail(f"{file}: no such file; give the path of a JSON Lines file")
     try:
         with file.open("rb") as handle:
             yield handle
     except PermissionError:
-        _fail(f"{file}: permission denied")
+        fail(f"{file}: permission denied")
 
 
 @contextmanager
@@ -126,7 +106,7 @@ def _readable_at_once(source: IO[bytes]) -> Iterator[IO[bytes]]:
             shutil.copyfileobj(source, spool, 1 << 20)
             spool.seek(0)
         except OSError as exc:
-            _fail(f"cannot copy the input to a temporary file: {exc.strerror or exc}")
+            fail(f"cannot copy the input to a temporary file: {exc.strerror or exc}")
         yield spool
 
 
@@ -170,7 +150,7 @@ def import_command(
             f"imported, {report.skipped} skipped, head seq {report.head.seq if report.head else 0}"
         )
     if as_json:
-        _emit_json(report.to_dict())
+        emit_json(report.to_dict())
     else:
         _show_import(report, file)
     if not report.ok:
@@ -220,14 +200,14 @@ def export_command(
 
     Each line holds the event as stored, so an altered row stays detectable in the export."""
     if stream is not None and check_stream(stream):
-        _fail(
+        fail(
             f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
             f"{STREAM_FORMAT}"
         )
     try:
         target = None if out is None else output_target(out)
     except OutputRefused as exc:
-        _fail(str(exc))
+        fail(str(exc))
     with _store(db) as store:
         rows = store.iter_rows(stream=stream)
         if target is None:
@@ -248,7 +228,7 @@ def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
     try:
         return write_whole(lines, out, target)
     except OutputRefused as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except Interrupted as exc:
         _err.print(f"export interrupted: {out} is left as it was")
         raise typer.Exit(exc.exit_code) from None
@@ -300,7 +280,7 @@ def verify_command(
     shown = shows_progress(_err, as_json)
     if file is not None:
         if partial and expected is not None:
-            _fail("--expect-head needs the whole chain: a partial export does not hold the head")
+            fail("--expect-head needs the whole chain: a partial export does not hold the head")
         with _open_input(file) as source:
             total = file_size(source)
             with progress(_err, "verifying", total, in_bytes=True, shown=shown) as advance:
@@ -309,7 +289,7 @@ def verify_command(
         source_name = str(file)
     else:
         if partial:
-            _fail("--partial applies to --file only: a database always holds the whole chain")
+            fail("--partial applies to --file only: a database always holds the whole chain")
         with _store(db) as store:
             total = store.head().seq if shown else None
             with progress(_err, "verifying", total, in_bytes=False, shown=shown) as advance:
@@ -320,7 +300,7 @@ def verify_command(
         source_name = _safe_url(db)
     if as_json:
         published = None if expected is None else {"seq": expected.seq, "hash": expected.hash}
-        _emit_json({"source": source_name, **result.to_dict(), "expected_head": published})
+        emit_json({"source": source_name, **result.to_dict(), "expected_head": published})
     else:
         _show_verify(result, source_name, expected)
     if not result.ok:
@@ -333,7 +313,7 @@ _HEAD_FORMAT = re.compile(r"^(\d{1,19}):([0-9a-f]{64})\Z")
 def _parse_head(text: str) -> Head:
     match = _HEAD_FORMAT.match(text.strip())
     if match is None:
-        _fail(
+        fail(
             f"--expect-head takes SEQ:HASH, the head published earlier as `arbitru ledger "
             f"head` prints it (a seq, a colon, 64 lowercase hexadecimal digits); got {text!r}"
         )
@@ -374,7 +354,7 @@ def head_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> Non
     with _store(db) as store:
         head = store.head()
     if as_json:
-        _emit_json({"seq": head.seq, "hash": head.hash})
+        emit_json({"seq": head.seq, "hash": head.hash})
         return
     table = Table(show_header=False)
     table.add_row("seq", str(head.seq))
@@ -392,9 +372,9 @@ def upgrade_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> 
         finally:
             engine.dispose()
     except LedgerError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
-        _emit_json({"database": _safe_url(db), "from": before, "to": after})
+        emit_json({"database": _safe_url(db), "from": before, "to": after})
     elif before == after:
         _out.print(f"{_safe_url(db)} is already at the newest schema ({after})")
     else:

@@ -7,7 +7,6 @@ terminal's width, so that they can be pasted into `--dict`.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from rich.table import Table
 
 from engine.tiles import fold_word
 from pipelines.hunspell import HunspellFormatError
+from pipelines.inputs import JsonOption, emit_json, fail
 from pipelines.lexicon_build import (
     DEFAULT_MIN_WORDS,
     BuildInputMissing,
@@ -39,7 +39,6 @@ from pipelines.wordlists import WordListError
 
 lexicon_app = typer.Typer(help="Word lists.", no_args_is_help=True)
 
-ERROR_EXIT = 2
 _EXPECTED = (
     BuildInputMissing,
     HunspellFormatError,
@@ -48,8 +47,6 @@ _EXPECTED = (
     WordListError,
     OSError,
 )
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
 @contextmanager
@@ -61,15 +58,12 @@ def _errors() -> Iterator[None]:
         text = str(exc)
         if isinstance(exc, OSError) and exc.strerror:
             text = f"{exc.filename or ''}: {exc.strerror}".lstrip(": ")
-        Console(stderr=True).print(
-            f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(ERROR_EXIT) from exc
+        fail(text)
 
 
 def _emit(as_json: bool, payload: dict[str, Any], human: Callable[[Console], None]) -> None:
     if as_json:
-        typer.echo(json.dumps(payload, ensure_ascii=False))
+        emit_json(payload, sort_keys=False)
     else:
         human(Console(highlight=False))
 

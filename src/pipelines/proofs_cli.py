@@ -34,12 +34,9 @@ from ledger.database import DEFAULT_URL
 from ledger.proofs import consistency_document, inclusion_document, verify_document
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
+from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_cli import (
-    DbOption,
-    JsonOption,
-    _emit_json,
     _err,
-    _fail,
     _out,
     _store,
     ledger_app,
@@ -68,10 +65,10 @@ def keys_new_command(
     try:
         public_key, public_path = new_key_files(file)
     except LedgerError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     pem = public_pem(public_key)
     if as_json:
-        _emit_json(
+        emit_json(
             {
                 "private_key": str(file),
                 "public_key": str(public_path),
@@ -106,16 +103,16 @@ def checkpoint_command(
     try:
         private_key = load_private_key(key)
     except LedgerError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     with _store(db):
         pass  # an existing ledger only: a mistyped URL must not create an empty one
     with _store(db, create=True) as store:
         try:
             checkpoint, created = make_checkpoint(store, private_key)
         except LedgerAltered as exc:
-            _fail(str(exc), ExitCode.NEGATIVE)
+            fail(str(exc), ExitCode.NEGATIVE)
     if as_json:
-        _emit_json({**checkpoint.to_dict(), "created": created})
+        emit_json({**checkpoint.to_dict(), "created": created})
         return
     if not created:
         _out.print(
@@ -136,7 +133,7 @@ def checkpoints_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False)
     with _store(db) as store:
         recorded = list_checkpoints(store)
     if as_json:
-        _emit_json({"checkpoints": [c.to_dict() for c in recorded]})
+        emit_json({"checkpoints": [c.to_dict() for c in recorded]})
         return
     if not recorded:
         _out.print("no checkpoint yet: make one with `arbitru ledger checkpoint --key FILE`")
@@ -166,7 +163,7 @@ def prove_command(
         try:
             proof = prove_inclusion(store, seq, checkpoint)
         except LedgerAltered as exc:
-            _fail(str(exc), ExitCode.NEGATIVE)
+            fail(str(exc), ExitCode.NEGATIVE)
     _write_document(inclusion_document(proof), out)
 
 
@@ -182,7 +179,7 @@ def consistency_command(
         try:
             proof = prove_consistency(store, old, new)
         except LedgerAltered as exc:
-            _fail(str(exc), ExitCode.NEGATIVE)
+            fail(str(exc), ExitCode.NEGATIVE)
     _write_document(consistency_document(proof), out)
 
 
@@ -201,11 +198,11 @@ def verify_proof_command(
     try:
         public_key = load_public_key(pubkey)
     except LedgerError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     document = _read_proof(proof)
     verdict = verify_document(document, public_key)
     if as_json:
-        _emit_json({"proof": str(proof), **verdict.to_dict()})
+        emit_json({"proof": str(proof), **verdict.to_dict()})
     elif verdict.ok:
         _out.print(f"[bold green]proof holds[/] ({verdict.kind}): {verdict.detail}", soft_wrap=True)
     else:
@@ -220,15 +217,15 @@ def _read_proof(proof: Path) -> Any:
     try:
         raw = typer.get_binary_stream("stdin").read() if proof == Path("-") else proof.read_bytes()
     except IsADirectoryError:
-        _fail(f"{proof} is a directory; give the proof file")
+        fail(f"{proof} is a directory; give the proof file")
     except FileNotFoundError:
-        _fail(f"{proof}: no such file; give the proof file written by `arbitru ledger prove`")
+        fail(f"{proof}: no such file; give the proof file written by `arbitru ledger prove`")
     except OSError as exc:
-        _fail(f"cannot read {proof}: {exc.strerror or exc}")
+        fail(f"cannot read {proof}: {exc.strerror or exc}")
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        _fail(f"{proof} is not a JSON proof file ({exc})")
+        fail(f"{proof} is not a JSON proof file ({exc})")
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:
@@ -241,11 +238,11 @@ def _write_document(document: dict[str, Any], out: Path | None) -> None:
     try:
         target = output_target(out)
     except OutputRefused as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         write_whole([text.encode("utf-8")], out, target)
     except OutputRefused as exc:
-        _fail(str(exc), ExitCode.UNWRITTEN)
+        fail(str(exc), ExitCode.UNWRITTEN)
     _err.print(f"proof written to {out}", soft_wrap=True)
 
 

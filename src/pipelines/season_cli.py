@@ -7,7 +7,6 @@ simulate, demo) registered beside it.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +18,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ledger import EventStore
-from pipelines.game_common import DbOption, JsonOption, fail, reported
+from pipelines.game_common import reported
+from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import shows_progress
 from pipelines.recompute import (
     GameSource,
@@ -128,7 +128,7 @@ def _report(summary: Summary, before, as_json: bool) -> None:
         "problems": [{"game_id": g, "problem": p} for g, p in summary.problems],
     }
     if as_json:
-        typer.echo(json.dumps(document, ensure_ascii=False))
+        emit_json(document, sort_keys=False)
         return
     out = Console()
     if summary.games == 0:

@@ -7,7 +7,6 @@ as a ledger export, importable with `arbitru ledger import`.
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from dataclasses import asdict
@@ -21,8 +20,9 @@ from rich.table import Table
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
 from ledger.jsonl import row_line
-from pipelines.game_common import DbOption, JsonOption, fail, store
+from pipelines.game_common import store
 from pipelines.game_views import err, out
+from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import OutputRefused, output_target, write_whole
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.tournaments import (
@@ -54,10 +54,6 @@ PointsOption = Annotated[
 ]
 
 
-def _emit(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=True))
-
-
 @tournament_app.command("standings")
 def tournament_standings_command(
     tournament: Annotated[
@@ -78,7 +74,7 @@ def tournament_standings_command(
             fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
         (result,) = results(opened, found)
     if as_json:
-        _emit(
+        emit_json(
             {
                 "tournament": _tournament_json(result.tournament),
                 "standings": [asdict(s) for s in result.standings],
@@ -112,7 +108,7 @@ def season_standings_command(
             fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
         ranked = season_standings(results(opened, of_season), table)
     if as_json:
-        _emit(
+        emit_json(
             {
                 "season": chosen,
                 "points_table": {"name": table.name, "points": list(table.points),

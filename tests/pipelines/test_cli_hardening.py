@@ -266,6 +266,15 @@ def test_an_unreadable_board_file_is_named_without_python_errno_text(tmp_path):
         assert problem in result.stderr and "Errno" not in result.stderr
 
 
+def test_a_path_holding_square_brackets_is_named_as_written_not_read_as_markup(tmp_path):
+    for folder in ["[/x]", "[bold]"]:
+        board = tmp_path / folder / "board.txt"
+        result = runner.invoke(app, ["engine", "score", "--board", str(board), "--move",
+                                     "H8: VARA", "--no-words"])  # fmt: skip
+        assert result.exit_code == 2
+        assert f"board file {board} not found" in result.stderr
+
+
 def test_a_word_list_name_too_long_for_the_file_system_is_a_clear_error(tmp_path):
     board = tmp_path / "casa.txt"
     board.write_text("\n".join(CASA) + "\n")
