@@ -36,10 +36,9 @@ from ledger import EventStore, Head
 from ledger.database import read_transaction
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
-from pipelines.game_service import ServiceError, fold
 from pipelines.lexicons import default_sha256
-from pipelines.recompute import GameSource, _sources
-from pipelines.season_rows import COLUMNS, TABLES, game_rows
+from pipelines.recompute import GameSource, _replay, _sources
+from pipelines.season_rows import COLUMNS, TABLES
 
 ORDER: dict[str, tuple[str, ...]] = {
     "player_rounds": ("tournament_id", "game_id", "round", "player_id"),
@@ -174,13 +173,11 @@ def _read(
 
 
 def _replayed(store: EventStore, head: Head, games: Sequence[GameSource]) -> dict[str, list[tuple]]:
+    """The games folded and turned into rows as `arbitru recompute` does (a game that cannot
+    be folded has none)."""
     found: dict[str, list[tuple]] = {name: [] for name in TABLES}
     for game in games:
-        try:
-            _, state = fold(store.read_stream(game.stream, up_to_seq=head.seq))
-        except ServiceError:
-            continue
-        rows = game_rows(state, game.season, game.tournament_id)
+        replayed = _replay(game, store.read_stream(game.stream, up_to_seq=head.seq))
         for name in TABLES:
-            found[name] += getattr(rows, name)
+            found[name] += replayed.rows[name]
     return found

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
-from alembic import command
 
 from ledger import EventStore, Head, RecordedEvent
 from ledger.database import migrations_config, write_transaction
@@ -323,7 +322,11 @@ def recorded_head(store: EventStore) -> Head | None:
 
 
 def _recreate(connection: sa.Connection) -> None:
-    """Drop the read-model tables and create them again, empty, by their migration."""
+    """Drop the read-model tables and create them again, empty, by their migration. Alembic
+    is imported here: only a rebuild needs it, and the export, which shares this module's
+    replay, must not load it."""
+    from alembic import command
+
     config = migrations_config(connection)
     command.downgrade(config, "0004")
     command.upgrade(config, "head")

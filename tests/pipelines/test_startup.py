@@ -111,6 +111,14 @@ def test_only_the_commands_that_sign_or_check_a_signature_import_cryptography(
         assert ("cryptography" in heavy) == bool(signs & set(command[:2])), (command, heavy)
 
 
+def test_exporting_replays_games_without_loading_alembic(tmp_path, default_home):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    assert loaded("ledger", "import", str(GAME), "--db", db, home=default_home)[0] == 0
+    code, heavy = loaded("export", "--db", db, "--out", str(tmp_path / "out"), home=default_home)
+    assert code == 0 and "sqlalchemy" in heavy
+    assert "alembic" not in heavy and "sqlalchemy.dialects.postgresql" not in heavy
+
+
 def test_writing_to_a_current_ledger_does_not_load_alembic(tmp_path, default_home):
     db = f"sqlite:///{tmp_path / 'a.db'}"
     assert loaded("db", "upgrade", "--db", db, home=default_home)[0] == 0
