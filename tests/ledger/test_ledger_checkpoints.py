@@ -5,13 +5,12 @@ for what changed, and `verify` fails."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
 import sqlalchemy as sa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ledger_helpers import game_created, rack
+from ledger_helpers import event_line, game_created, rack, rfc_mth
 
 from ledger import EventStore, verify_store
 from ledger.canonical import chain_hash, envelope_bytes
@@ -29,20 +28,6 @@ from ledger.proofs import consistency_document, inclusion_document, verify_docum
 
 KEY = Ed25519PrivateKey.generate()
 PUBLIC = KEY.public_key()
-
-
-def naive_head(hashes: list[str]) -> str:
-    """RFC 9162's MTH straight from its definition, over event hashes in seq order."""
-
-    def mth(entries: list[bytes]) -> bytes:
-        if len(entries) == 1:
-            return hashlib.sha256(b"\x00" + entries[0]).digest()
-        k = 1
-        while k * 2 < len(entries):
-            k *= 2
-        return hashlib.sha256(b"\x01" + mth(entries[:k]) + mth(entries[k:])).digest()
-
-    return mth([bytes.fromhex(h) for h in hashes]).hex()
 
 
 def grow(store: EventStore, count: int) -> None:
@@ -86,7 +71,7 @@ def test_a_checkpoint_signs_the_rfc_9162_head_of_the_event_hashes(store: EventSt
     checkpoint, created = make_checkpoint(store, KEY)
     assert created
     assert checkpoint.tree_size == 300
-    assert checkpoint.root == naive_head(stored_hashes(store))
+    assert checkpoint.root == rfc_mth([bytes.fromhex(h) for h in stored_hashes(store)]).hex()
     assert find_checkpoint(store) == checkpoint == list_checkpoints(store)[0]
 
 
@@ -184,7 +169,7 @@ def test_an_event_altered_after_a_checkpoint_fails_verify_and_every_later_proof(
     reason = "no longer matches checkpoint 300" if rehash else "seq 7 was altered"
     with pytest.raises(LedgerAltered, match=reason):
         prove_inclusion(store, 7)
-    forged = dict(honest, event=next_line(store, 7))
+    forged = dict(honest, event=event_line(store, 7))
     assert not verify_document(forged, PUBLIC).ok
     if rehash:
         for seq in (1, 8, 256):  # neighbours whose audit paths cover the altered leaf
@@ -194,12 +179,6 @@ def test_an_event_altered_after_a_checkpoint_fails_verify_and_every_later_proof(
         with pytest.raises(LedgerAltered, match="no longer give the root signed by checkpoint 300"):
             make_checkpoint(store, KEY)
         assert len(list_checkpoints(store)) == 1
-
-
-def next_line(store: EventStore, seq: int) -> str:
-    from ledger.jsonl import row_line
-
-    return row_line(next(store.iter_rows(from_seq=seq, page_size=1))).decode().rstrip("\n")
 
 
 def test_events_altered_before_any_checkpoint_are_never_signed(store: EventStore) -> None:

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
-from ledger_helpers import game_created, rack
+from ledger_helpers import game_created, ledger_at, rack
 from typer.testing import CliRunner
 
 from ledger import EventStore, import_events, verify_store
@@ -27,9 +26,7 @@ from ledger.canonical import GENESIS_HASH, format_recorded_at
 from ledger.database import (
     APPEND_LOCK_KEY,
     create_db_engine,
-    migrations_config,
     upgrade,
-    write_transaction,
 )
 from pipelines.cli import app
 
@@ -86,11 +83,7 @@ def test_upgrading_a_0002_ledger_to_0003_keeps_its_events_and_guards_the_chain(
 ) -> None:
     engine = create_db_engine(db_url)
     try:
-        with write_transaction(engine) as connection:
-            command.upgrade(migrations_config(connection), "0002")
-        with EventStore(db_url, upgrade=False) as store:
-            store.append("game/g1", [game_created(), rack(1)])
-            before = store.head()
+        before = ledger_at(db_url, engine, "0002", game_created(), rack(1))
         assert upgrade(engine) == ("0002", "0005")
         with EventStore(db_url) as store:
             assert store.head() == before and verify_store(store).ok

@@ -12,7 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ledger_helpers import game_created, rack
+from ledger_helpers import event_line, game_created, rack
 
 from ledger import EventStore, NewEvent
 from ledger.canonical import canonical_json, chain_hash, envelope_bytes
@@ -60,10 +60,6 @@ def rejected(document: dict, reason: str) -> None:
 def resigned(checkpoint: dict, key: Ed25519PrivateKey, **changes) -> dict:
     fields = {**checkpoint, **changes}
     return sign(key, fields["tree_size"], fields["root"], fields["created_at"]).to_dict()
-
-
-def event_line(store: EventStore, seq: int) -> str:
-    return row_line(next(store.iter_rows(from_seq=seq, page_size=1))).decode().rstrip("\n")
 
 
 def test_an_untouched_proof_holds(proof: dict) -> None:

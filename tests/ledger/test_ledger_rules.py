@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from alembic import command
-from ledger_helpers import game_created, rack
+from ledger_helpers import game_created, ledger_at, rack
 from typer.testing import CliRunner
 
 import ledger
@@ -189,11 +189,7 @@ def test_upgrading_a_0001_ledger_to_0002_keeps_its_events_and_adds_the_guard(
 ) -> None:
     engine = create_db_engine(db_url)
     try:
-        with write_transaction(engine) as connection:
-            command.upgrade(migrations_config(connection), "0001")
-        with EventStore(db_url, upgrade=False) as store:
-            store.append("game/g1", [game_created(), rack(1)])
-            before = store.head()
+        before = ledger_at(db_url, engine, "0001", game_created(), rack(1))
         assert upgrade(engine) == ("0001", "0005")
         with EventStore(db_url) as store:
             assert store.head() == before

@@ -9,6 +9,7 @@ import hashlib
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from ledger_helpers import rfc_mth
 
 from ledger import merkle
 
@@ -20,17 +21,6 @@ def sha(data: bytes) -> bytes:
 def event_hash(i: int) -> str:
     """A stand-in event hash for leaf i: any 32 bytes do."""
     return sha(b"event %d" % i).hex()
-
-
-def rfc_mth(entries: list[bytes]) -> bytes:
-    """MTH(D[n]) of RFC 9162 2.1.1, entries being the leaf inputs (the event hash bytes)."""
-    n = len(entries)
-    if n == 1:
-        return sha(b"\x00" + entries[0])
-    k = 1
-    while k * 2 < n:
-        k *= 2
-    return sha(b"\x01" + rfc_mth(entries[:k]) + rfc_mth(entries[k:]))
 
 
 def rfc_path(m: int, entries: list[bytes]) -> list[bytes]:

@@ -1,6 +1,8 @@
 from pathlib import Path
+from typing import Any
 
 import pytest
+from game_cli_helpers import cli
 
 from pipelines.lexicons import cache_path, default_sha256, load_dictionary
 from tests.ledger.conftest import db_url, pg_url, sqlite_url  # noqa: F401 (the ledger backends)
@@ -19,3 +21,23 @@ def default_home(_arbitru_home) -> Path:
     if not cache_path(default_sha256()).is_file():
         load_dictionary()
     return _arbitru_home
+
+
+@pytest.fixture(scope="module")
+def imported(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory, request) -> str:
+    """The sample game of a fixture test module (its FIXTURE file) imported into a fresh SQLite
+    ledger, once for the module's read-only tests."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('fixture') / 'ledger.db'}"
+    cli("ledger", "import", str(request.module.FIXTURE), "--db", url, "--json")
+    return url
+
+
+@pytest.fixture(scope="module")
+def rounds(imported: str, request) -> list[dict[str, Any]]:
+    """`arbitru game results --round N --json` of every round of a fixture test module's game
+    (its GAME, of ROUNDS rounds)."""
+    game, last = request.module.GAME, request.module.ROUNDS
+    return [
+        cli("game", "results", game, "--round", str(n), "--db", imported, "--json")
+        for n in range(1, last + 1)
+    ]

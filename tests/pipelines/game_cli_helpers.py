@@ -1,5 +1,6 @@
-"""Running `arbitru game` as an arbiter would, through Typer's CliRunner, against a real ledger
-(imported as a plain module: pytest puts this folder on sys.path)."""
+"""Running `arbitru` through Typer's CliRunner: any command (`cli`), or `arbitru game` as an
+arbiter would against a real ledger (`Arbiter`). Imported as a plain module: pytest puts this
+folder on sys.path."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ from ledger import EventStore
 from pipelines.cli import app
 
 runner = CliRunner()
+
+
+def cli(*args: str, code: int = 0) -> Any:
+    """`arbitru ARGS...`, which must exit with `code`: its JSON when it succeeds with --json,
+    else its result."""
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.stderr or result.output
+    return json.loads(result.stdout) if "--json" in args and code == 0 else result
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 import sqlalchemy as sa
-from typer.testing import CliRunner
+from game_cli_helpers import cli, runner
 
 from ledger import EventStore, NewEvent, verify_rows
 from pipelines import export_rows, parquet_export
@@ -24,8 +24,6 @@ from pipelines import readmodels as rm
 from pipelines.cli import app
 from pipelines.season_rows import COLUMNS
 
-runner = CliRunner()
-
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME = "cb26-p1"
 TOURNAMENT = "cupa-bucuresti-2026"
@@ -33,14 +31,8 @@ SEASON = "2026"
 EVENTS = len(FIXTURE.read_text(encoding="utf-8").splitlines())
 
 
-def _cli(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr or result.output
-    return json.loads(result.stdout) if "--json" in args else result.stdout
-
-
 def _import(url: str) -> str:
-    _cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
+    cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
     return url
 
 
@@ -54,12 +46,12 @@ def ledger(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str
 def exported(ledger: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """The ledger exported once through the CLI: the folder and the --json report."""
     out = tmp_path_factory.mktemp("exports") / "season"
-    return out, _cli("export", "--out", str(out), "--db", ledger, "--json")
+    return out, cli("export", "--out", str(out), "--db", ledger, "--json")
 
 
 @pytest.fixture(scope="module")
 def standings(ledger: str) -> list[dict[str, Any]]:
-    return _cli("game", "standings", GAME, "--db", ledger, "--json")["standings"]
+    return cli("game", "standings", GAME, "--db", ledger, "--json")["standings"]
 
 
 def _dataset(out: Path, table: str) -> pa.Table:
@@ -223,14 +215,14 @@ def test_events_table_rebuilds_the_hash_chain(exported: tuple[Path, dict]) -> No
 def test_two_exports_of_one_ledger_are_byte_identical(
     ledger: str, exported: tuple[Path, dict], tmp_path: Path
 ) -> None:
-    _cli("export", "--out", str(tmp_path / "again"), "--db", ledger)
+    cli("export", "--out", str(tmp_path / "again"), "--db", ledger)
     assert _files(tmp_path / "again") == _files(exported[0])
 
 
 def test_sqlite_and_postgresql_ledgers_export_the_same_bytes(
     _arbitru_home: Path, pg_url: str, exported: tuple[Path, dict], tmp_path: Path
 ) -> None:
-    _cli("export", "--out", str(tmp_path / "pg"), "--db", _import(pg_url))
+    cli("export", "--out", str(tmp_path / "pg"), "--db", _import(pg_url))
     assert _files(tmp_path / "pg") == _files(exported[0])
 
 
@@ -239,16 +231,16 @@ def test_export_includes_the_latest_signed_checkpoint(
 ) -> None:
     _import(sqlite_url)
     key = tmp_path / "federation.key"
-    _cli("keys", "new", str(key), "--json")
-    signed = _cli("ledger", "checkpoint", "--key", str(key), "--db", sqlite_url, "--json")
-    _cli("export", "--out", str(tmp_path / "out"), "--db", sqlite_url)
+    cli("keys", "new", str(key), "--json")
+    signed = cli("ledger", "checkpoint", "--key", str(key), "--db", sqlite_url, "--json")
+    cli("export", "--out", str(tmp_path / "out"), "--db", sqlite_url)
     manifest = json.loads((tmp_path / "out" / "MANIFEST.json").read_text(encoding="utf-8"))
     assert manifest["checkpoint"] == {k: v for k, v in signed.items() if k != "created"}
     assert manifest["checkpoint"]["tree_size"] == manifest["ledger"]["seq"] == EVENTS
 
 
 def test_empty_ledger_is_refused(sqlite_url: str, tmp_path: Path) -> None:
-    _cli("db", "upgrade", "--db", sqlite_url)
+    cli("db", "upgrade", "--db", sqlite_url)
     result = runner.invoke(app, ["export", "--out", str(tmp_path / "out"), "--db", sqlite_url])
     assert result.exit_code == 2
     assert "the ledger is empty" in result.stderr
@@ -261,8 +253,8 @@ def test_export_from_fresh_read_models_is_the_replayed_export(
     """The rows read from the read models after `arbitru recompute` are the rows a replay
     gives, to the byte; a ledger that grew since the recompute is replayed again."""
     _import(sqlite_url)
-    _cli("recompute", "--db", sqlite_url, "--json")
-    report = _cli("export", "--out", str(tmp_path / "models"), "--db", sqlite_url, "--json")
+    cli("recompute", "--db", sqlite_url, "--json")
+    report = cli("export", "--out", str(tmp_path / "models"), "--db", sqlite_url, "--json")
     assert report["rows_from"] == "read models"
     assert exported[1]["rows_from"] == "replay"
     assert _files(tmp_path / "models") == _files(exported[0])
@@ -271,7 +263,7 @@ def test_export_from_fresh_read_models_is_the_replayed_export(
             f"tournament/{TOURNAMENT}",
             [NewEvent("PlayerRegistered", {"player_id": "p15", "name": "Ion Stan"})],
         )
-    registered = _cli("export", "--out", str(tmp_path / "registered"), "--db", sqlite_url, "--json")
+    registered = cli("export", "--out", str(tmp_path / "registered"), "--db", sqlite_url, "--json")
     assert registered["rows_from"] == "read models"
     places = _dataset(tmp_path / "registered", "standings").to_pylist()
     assert [(p["player_id"], p["total"], p["games"], p["ranking_points"]) for p in places][-1] == (
@@ -280,7 +272,7 @@ def test_export_from_fresh_read_models_is_the_replayed_export(
     with EventStore(sqlite_url) as store:
         penalty = {"player_id": "p01", "points": 5, "reason": "late slip", "round": 3}
         store.append(f"game/{GAME}", [NewEvent("PenaltyGiven", penalty)])
-    grown = _cli("export", "--out", str(tmp_path / "grown"), "--db", sqlite_url, "--json")
+    grown = cli("export", "--out", str(tmp_path / "grown"), "--db", sqlite_url, "--json")
     assert grown["rows_from"] == "replay"
     assert grown["ledger"]["seq"] == EVENTS + 2
 
@@ -295,7 +287,7 @@ def test_recompute_committing_during_an_export_does_not_mix_heads(
     """Read models rewritten after the export's snapshot (here: a score changed and the
     recompute state moved on) are not read: the season is replayed, the export unchanged."""
     _import(sqlite_url)
-    _cli("recompute", "--db", sqlite_url, "--json")
+    cli("recompute", "--db", sqlite_url, "--json")
     taken = export_rows.snapshot
 
     def then_recomputed(store: EventStore) -> export_rows.Snapshot:
@@ -306,5 +298,5 @@ def test_recompute_committing_during_an_export_does_not_mix_heads(
         return shot
 
     monkeypatch.setattr(parquet_export, "snapshot", then_recomputed)
-    _cli("export", "--out", str(tmp_path / "out"), "--db", sqlite_url)
+    cli("export", "--out", str(tmp_path / "out"), "--db", sqlite_url)
     assert _files(tmp_path / "out") == _files(exported[0])

@@ -6,17 +6,11 @@ moves laid, and every letter they held is laid, eliminated or left in the stock.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-from typer.testing import CliRunner
-
-from pipelines.cli import app
-
-runner = CliRunner()
+from game_cli_helpers import cli
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "anticipation-game.jsonl"
 GAME = "ant26-p1"
@@ -40,36 +34,15 @@ EXPECTED = [
 ]
 
 
-def _cli(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr or result.output
-    return json.loads(result.stdout)
-
-
-@pytest.fixture(scope="module")
-def imported(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('fixture') / 'ledger.db'}"
-    _cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
-    return url
-
-
-@pytest.fixture(scope="module")
-def rounds(imported: str) -> list[dict[str, Any]]:
-    return [
-        _cli("game", "results", GAME, "--round", str(n), "--db", imported, "--json")
-        for n in range(1, ROUNDS + 1)
-    ]
-
-
 def test_anticipation_fixture_verifies_and_replays_to_the_expected_standings(
     default_home: Path, db_url: str
 ) -> None:
-    report = _cli(
+    report = cli(
         "ledger", "import", str(FIXTURE), "--db", db_url, "--require-same-hashes", "--json"
     )
     assert report["hash_mismatches"] == []
-    assert _cli("ledger", "verify", "--db", db_url, "--json")["ok"] is True
-    shown = _cli("game", "standings", GAME, "--db", db_url, "--json")
+    assert cli("ledger", "verify", "--db", db_url, "--json")["ok"] is True
+    shown = cli("game", "standings", GAME, "--db", db_url, "--json")
     assert [(s["rank"], s["player_id"], s["name"], s["total"]) for s in shown["standings"]] == (
         EXPECTED
     )
@@ -97,7 +70,7 @@ def test_anticipation_fixture_holds_every_case_it_is_for(rounds: list[dict[str, 
 
 def test_anticipation_fixture_sheets_add_up(imported: str, rounds: list[dict[str, Any]]) -> None:
     for _, player_id, _, total in EXPECTED:
-        sheet = _cli("game", "replay", GAME, "--player", player_id, "--db", imported, "--json")
+        sheet = cli("game", "replay", GAME, "--player", player_id, "--db", imported, "--json")
         own = sheet["sheet"]
         laid = Counter()
         for results in rounds:

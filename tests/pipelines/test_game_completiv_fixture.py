@@ -6,18 +6,13 @@ placed beyond the drawn tiles."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-from typer.testing import CliRunner
+from game_cli_helpers import cli
 
-from pipelines.cli import app
 from pipelines.lexicons import load_dictionary
-
-runner = CliRunner()
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "completiv-game.jsonl"
 GAME = "cb26-c1"
@@ -41,27 +36,6 @@ EXPECTED = [
 ]
 
 
-def _cli(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr or result.output
-    return json.loads(result.stdout) if "--json" in args else result.stdout
-
-
-@pytest.fixture(scope="module")
-def imported(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('completiv') / 'ledger.db'}"
-    _cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
-    return url
-
-
-@pytest.fixture(scope="module")
-def rounds(imported: str) -> list[dict[str, Any]]:
-    return [
-        _cli("game", "results", GAME, "--round", str(n), "--db", imported, "--json")
-        for n in range(1, ROUNDS + 1)
-    ]
-
-
 def _counted(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         view
@@ -75,12 +49,12 @@ def _counted(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_completiv_fixture_imports_with_its_own_hashes_and_replays_to_the_expected_standings(
     default_home: Path, db_url: str
 ) -> None:
-    _cli("ledger", "import", str(FIXTURE), "--db", db_url, "--require-same-hashes", "--json")
-    standings = _cli("game", "standings", GAME, "--db", db_url, "--json")["standings"]
+    cli("ledger", "import", str(FIXTURE), "--db", db_url, "--require-same-hashes", "--json")
+    standings = cli("game", "standings", GAME, "--db", db_url, "--json")["standings"]
     assert [
         (s["rank"], s["player_id"], s["name"], s["total"], s["solos"]) for s in standings
     ] == EXPECTED
-    position = _cli("game", "replay", GAME, "--db", db_url, "--json")
+    position = cli("game", "replay", GAME, "--db", db_url, "--json")
     assert position["round"] == ROUNDS and position["bag"]["count"] == 0
     assert position["ended"] == "the bag is empty and the rack played out"
 
@@ -116,7 +90,7 @@ def test_completiv_fixture_tops_take_from_the_stock_only_the_letter_they_place(
         laid = len(top["tiles"]) if top is not None else 0
         leftover_before = len(results["rack"]) - drawn
         bag -= drawn
-        after = _cli("game", "replay", GAME, "--round", str(number), "--db", imported, "--json")
+        after = cli("game", "replay", GAME, "--round", str(number), "--db", imported, "--json")
         rack_left = len(after["rack"])
         from_stock = laid - (leftover_before + drawn - rack_left)
         assert from_stock in (0, 1)

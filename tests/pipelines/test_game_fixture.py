@@ -10,13 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-from typer.testing import CliRunner
+from game_cli_helpers import cli, runner
 
 from pipelines.cli import app
 from pipelines.lexicons import load_dictionary
-
-runner = CliRunner()
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME = "cb26-p1"
@@ -44,12 +41,6 @@ EXPECTED = [
 ROUNDS = 22
 
 
-def _cli(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr or result.output
-    return json.loads(result.stdout) if "--json" in args else result.stdout
-
-
 def _events() -> list[dict[str, Any]]:
     return [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
 
@@ -58,35 +49,18 @@ def _game_events(type_name: str) -> list[dict[str, Any]]:
     return [e for e in _events() if e["stream"] == f"game/{GAME}" and e["type"] == type_name]
 
 
-@pytest.fixture(scope="module")
-def imported(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The fixture imported into a SQLite ledger, once for the module's read-only tests."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('fixture') / 'ledger.db'}"
-    _cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
-    return url
-
-
-@pytest.fixture(scope="module")
-def rounds(imported: str) -> list[dict[str, Any]]:
-    """`arbitru game results --round N --json` of every round."""
-    return [
-        _cli("game", "results", GAME, "--round", str(n), "--db", imported, "--json")
-        for n in range(1, ROUNDS + 1)
-    ]
-
-
 def test_fixture_imports_with_its_own_hashes_and_verifies(default_home: Path, db_url: str) -> None:
-    report = _cli(
+    report = cli(
         "ledger", "import", str(FIXTURE), "--db", db_url, "--require-same-hashes", "--json"
     )
     assert (report["imported"], report["hash_mismatches"]) == (len(_events()), [])
-    assert _cli("ledger", "verify", "--db", db_url, "--json")["ok"] is True
-    assert _cli("ledger", "verify", "--file", str(FIXTURE), "--json")["ok"] is True
+    assert cli("ledger", "verify", "--db", db_url, "--json")["ok"] is True
+    assert cli("ledger", "verify", "--file", str(FIXTURE), "--json")["ok"] is True
 
 
 def test_fixture_standings_are_the_expected_table(default_home: Path, db_url: str) -> None:
-    _cli("ledger", "import", str(FIXTURE), "--db", db_url, "--json")
-    shown = _cli("game", "standings", GAME, "--db", db_url, "--json")
+    cli("ledger", "import", str(FIXTURE), "--db", db_url, "--json")
+    shown = cli("game", "standings", GAME, "--db", db_url, "--json")
     assert shown["game_id"] == GAME
     assert [
         (s["rank"], s["player_id"], s["name"], s["total"], s["solos"]) for s in shown["standings"]
@@ -191,7 +165,7 @@ def test_fixture_holds_every_case_the_sample_is_for(
     assert _game_events("TopChosen") and _game_events("PenaltyGiven")
     assert _game_events("SubmissionCorrected")
     assert any(e["payload"].get("rejected") for e in _game_events("RackDrawn"))
-    replay = _cli("game", "replay", GAME, "--db", imported, "--json")
+    replay = cli("game", "replay", GAME, "--db", imported, "--json")
     assert replay["bag"]["count"] == 0 and replay["rack"] == ""
     assert replay["ended"] is not None
 

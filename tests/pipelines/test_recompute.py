@@ -13,29 +13,19 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from game_cli_helpers import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from ledger import EventStore, NewEvent
 from pipelines import readmodels as rm
-from pipelines.cli import app
-
-runner = CliRunner()
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME, OTHER = "cb26-p1", "cb26-p2"
 LAST_ROUND = 22
-
-
-def _cli(*args: str, code: int = 0) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == code, result.stderr or result.output
-    return json.loads(result.stdout) if "--json" in args and code == 0 else result
 
 
 def _copy_of_game(game_id: str, dictionary_sha256: str | None = None) -> str:
@@ -78,10 +68,10 @@ def _copy_of_game(game_id: str, dictionary_sha256: str | None = None) -> str:
 @pytest.fixture
 def season(default_home: Path, db_url: str, tmp_path: Path) -> str:
     """A ledger with the fixture's tournament and two games of it."""
-    _cli("ledger", "import", str(FIXTURE), "--db", db_url, "--json")
+    cli("ledger", "import", str(FIXTURE), "--db", db_url, "--json")
     other = tmp_path / "other.jsonl"
     other.write_text(_copy_of_game(OTHER), encoding="utf-8")
-    _cli("ledger", "import", str(other), "--db", db_url, "--json")
+    cli("ledger", "import", str(other), "--db", db_url, "--json")
     return db_url
 
 
@@ -130,10 +120,10 @@ def _penalty(url: str, game: str, points: int) -> None:
 
 
 def test_read_models_agree_with_game_standings(season: str) -> None:
-    report = _cli("recompute", "--db", season, "--json")
+    report = cli("recompute", "--db", season, "--json")
     assert report["games"] == 2 and report["rows"]["standings"] == 28
     assert report["previous_head"] is None and report["problems"] == []
-    shown = _cli("game", "standings", GAME, "--db", season, "--json")["standings"]
+    shown = cli("game", "standings", GAME, "--db", season, "--json")["standings"]
     stored = [
         (r.rank, r.player_id, r.total, r.solos)
         for r in sorted(_rows(season)["read_game_standings"], key=lambda r: r.rank)
@@ -146,19 +136,19 @@ def test_read_models_agree_with_game_standings(season: str) -> None:
 
 
 def test_a_second_run_with_nothing_new_does_no_work(season: str) -> None:
-    _cli("recompute", "--db", season, "--json")
+    cli("recompute", "--db", season, "--json")
     before = _rows(season)
-    again = _cli("recompute", "--db", season, "--json")
+    again = cli("recompute", "--db", season, "--json")
     assert (again["games"], again["events"]) == (0, 0)
     assert _rows(season) == before
-    assert "Nothing new" in _cli("recompute", "--db", season).stdout
+    assert "Nothing new" in cli("recompute", "--db", season).stdout
 
 
 def test_follow_replays_only_the_games_with_new_events(season: str) -> None:
-    _cli("recompute", "--db", season, "--json")
+    cli("recompute", "--db", season, "--json")
     _execute(season, "UPDATE read_game_standings SET name = 'marked'")
     _penalty(season, OTHER, 7)
-    report = _cli("recompute", "--db", season, "--follow", "--json")
+    report = cli("recompute", "--db", season, "--follow", "--json")
     assert report["games"] == 1
     names = {(r.game_id, r.name == "marked") for r in _rows(season)["read_game_standings"]}
     assert names == {(GAME, True), (OTHER, False)}
@@ -169,26 +159,26 @@ def test_follow_replays_only_the_games_with_new_events(season: str) -> None:
 
 
 def test_a_plain_run_after_new_events_replays_every_game(season: str) -> None:
-    _cli("recompute", "--db", season, "--json")
+    cli("recompute", "--db", season, "--json")
     _penalty(season, OTHER, 7)
-    assert _cli("recompute", "--db", season, "--json")["games"] == 2
+    assert cli("recompute", "--db", season, "--json")["games"] == 2
 
 
 def test_a_selection_replays_only_its_games(season: str) -> None:
-    assert _cli("recompute", "--db", season, "--game", OTHER, "--json")["games"] == 1
+    assert cli("recompute", "--db", season, "--game", OTHER, "--json")["games"] == 1
     assert {r.game_id for r in _rows(season)["read_games"]} == {OTHER}
-    assert _cli("recompute", "--db", season, "--season", "1999", "--json")["games"] == 0
-    report = _cli("recompute", "--db", season, "--tournament", "cupa-bucuresti-2026", "--json")
+    assert cli("recompute", "--db", season, "--season", "1999", "--json")["games"] == 0
+    report = cli("recompute", "--db", season, "--tournament", "cupa-bucuresti-2026", "--json")
     assert report["games"] == 2
 
 
 def test_rebuild_restores_tampered_rows(season: str) -> None:
-    _cli("recompute", "--db", season, "--json")
+    cli("recompute", "--db", season, "--json")
     before = _rows(season)
     _execute(season, "UPDATE read_player_rounds SET score = score + 1000")
     _execute(season, "DELETE FROM read_rounds")
-    assert _cli("recompute", "--db", season, "--json")["games"] == 0
-    assert _cli("recompute", "--db", season, "--rebuild", "--json")["games"] == 2
+    assert cli("recompute", "--db", season, "--json")["games"] == 0
+    assert cli("recompute", "--db", season, "--rebuild", "--json")["games"] == 2
     after = _rows(season)
     assert {k: v for k, v in after.items() if k != "read_models"} == {
         k: v for k, v in before.items() if k != "read_models"
@@ -213,7 +203,7 @@ main()
 def test_a_recompute_killed_midway_leaves_the_previous_read_models(
     season: str, how: list[str]
 ) -> None:
-    _cli("recompute", "--db", season, "--json")
+    cli("recompute", "--db", season, "--json")
     before = _rows(season)
     _penalty(season, GAME, 5)
     killed = subprocess.run(
@@ -224,15 +214,15 @@ def test_a_recompute_killed_midway_leaves_the_previous_read_models(
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert _rows(season) == before
-    report = _cli("recompute", "--db", season, "--json", *how)
+    report = cli("recompute", "--db", season, "--json", *how)
     assert report["games"] == (1 if how == ["--follow"] else 2)
     assert _rows(season) != before
 
 
 def test_worker_processes_give_the_rows_one_process_gives(season: str) -> None:
-    _cli("recompute", "--db", season, "--workers", "1", "--json")
+    cli("recompute", "--db", season, "--workers", "1", "--json")
     one = _rows(season)
-    _cli("recompute", "--db", season, "--workers", "2", "--rebuild", "--json")
+    cli("recompute", "--db", season, "--workers", "2", "--rebuild", "--json")
     two = _rows(season)
     assert {k: v for k, v in one.items() if k != "read_models"} == {
         k: v for k, v in two.items() if k != "read_models"
@@ -240,17 +230,17 @@ def test_worker_processes_give_the_rows_one_process_gives(season: str) -> None:
 
 
 def test_options_that_contradict_each_other_are_refused(season: str) -> None:
-    result = _cli("recompute", "--db", season, "--game", GAME, "--season", "2026", code=2)
+    result = cli("recompute", "--db", season, "--game", GAME, "--season", "2026", code=2)
     assert "--season and --game" in result.stderr
-    result = _cli("recompute", "--db", season, "--rebuild", "--follow", code=2)
+    result = cli("recompute", "--db", season, "--rebuild", "--follow", code=2)
     assert "--rebuild" in result.stderr
-    result = _cli("recompute", "--db", season, "--game", "nope", code=2)
+    result = cli("recompute", "--db", season, "--game", "nope", code=2)
     assert "no game nope" in result.stderr
 
 
 def test_a_mistyped_ledger_path_creates_nothing(tmp_path: Path) -> None:
     missing = tmp_path / "missing.db"
-    result = _cli("recompute", "--db", f"sqlite:///{missing}", code=2)
+    result = cli("recompute", "--db", f"sqlite:///{missing}", code=2)
     assert "no Arbitru ledger" in result.stderr
     assert not missing.exists()
 
@@ -260,8 +250,8 @@ def test_a_game_that_cannot_be_judged_is_named_and_the_others_are_recomputed(
 ) -> None:
     unknown = tmp_path / "unknown-list.jsonl"
     unknown.write_text(_copy_of_game("cb26-p3", "ab" * 32), encoding="utf-8")
-    _cli("ledger", "import", str(unknown), "--db", season, "--json")
-    result = _cli("recompute", "--db", season, code=1)
+    cli("ledger", "import", str(unknown), "--db", season, "--json")
+    result = cli("recompute", "--db", season, code=1)
     assert "game cb26-p3 has no rows" in result.stderr
     assert "arbitru lexicon add" in result.stderr
     games = {r.game_id: r.problem for r in _rows(season)["read_games"]}
@@ -285,10 +275,10 @@ def test_following_the_ledger_slice_by_slice_equals_a_rebuild(
     for n, (start, end) in enumerate(itertools.pairwise(bounds)):
         part = folder / f"part-{n}.jsonl"
         part.write_text("".join(lines[start:end]), encoding="utf-8")
-        _cli("ledger", "import", str(part), "--db", url, "--json")
-        _cli("recompute", "--db", url, "--follow", "--json")
+        cli("ledger", "import", str(part), "--db", url, "--json")
+        cli("recompute", "--db", url, "--follow", "--json")
     followed = _rows(url)
-    _cli("recompute", "--db", url, "--rebuild", "--json")
+    cli("recompute", "--db", url, "--rebuild", "--json")
     rebuilt = _rows(url)
     assert {k: v for k, v in followed.items() if k != "read_models"} == {
         k: v for k, v in rebuilt.items() if k != "read_models"

@@ -7,25 +7,20 @@ DuckDB, are those of `arbitru game standings` for a game of each variant."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
+from game_cli_helpers import cli
 
 from engine.games.projections import round_results
 from ledger import EventStore
-from pipelines.cli import app
 from pipelines.game_service import load_game
 from pipelines.lexicons import default_sha256, load_dictionary
 from pipelines.simulate_season import SEASON_VARIANTS
 from pipelines.tournaments import read_tournaments
-
-runner = CliRunner()
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "season" / "sample-season.jsonl"
 EVENTS = 3777
@@ -66,17 +61,11 @@ EXPECTED_SEASON = [
 ]
 
 
-def _cli(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.stderr or result.output
-    return json.loads(result.stdout) if "--json" in args else result.stdout
-
-
 @pytest.fixture(scope="module")
 def sample(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The sample season restored into a fresh SQLite ledger (every hash the same)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('sample') / 'sample.db'}"
-    report = _cli("ledger", "import", str(FIXTURE), "--db", url, "--require-same-hashes", "--json")
+    report = cli("ledger", "import", str(FIXTURE), "--db", url, "--require-same-hashes", "--json")
     assert report["ok"] and report["imported"] == EVENTS and not report["hash_mismatches"]
     return url
 
@@ -84,9 +73,9 @@ def sample(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str
 @pytest.fixture(scope="module")
 def exported(sample: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The read models recomputed, then the Parquet export, through the CLI."""
-    _cli("recompute", "--db", sample, "--json")
+    cli("recompute", "--db", sample, "--json")
     out = tmp_path_factory.mktemp("export") / "season"
-    report = _cli("export", "--out", str(out), "--db", sample, "--json")
+    report = cli("export", "--out", str(out), "--db", sample, "--json")
     assert report["rows_from"] == "read models"
     return out
 
@@ -154,7 +143,7 @@ def test_the_sample_season_is_played_with_words_of_the_default_list(sample):
 
 
 def test_the_sample_season_standings_are_the_expected_ones(sample):
-    shown = _cli("season", "standings", "--db", sample, "--json")
+    shown = cli("season", "standings", "--db", sample, "--json")
     assert shown["tournaments"] == list(TOURNAMENTS)
     got = [
         (s["rank"], s["player_id"], s["points"],
@@ -171,7 +160,7 @@ def test_the_export_holds_every_variant_and_its_totals_are_the_game_standings(sa
         )
         assert {v for (v,) in variants} == set(SEASON_VARIANTS), table
     for variant, game in GAMES.items():
-        shown = _cli("game", "standings", game, "--db", sample, "--json")["standings"]
+        shown = cli("game", "standings", game, "--db", sample, "--json")["standings"]
         expected = sorted((s["player_id"], s["total"]) for s in shown)
         for table, query in TOTALS.items():
             assert _sql(exported, table, query, game) == expected, (variant, table)
@@ -186,7 +175,7 @@ def test_anticipation_rows_have_the_common_group_and_no_top(sample, exported):
     )  # fmt: skip
     assert len(rounds) == 14
     for number, rack, top_move, top_score, found_top in rounds:
-        drawn = _cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
+        drawn = cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
         assert rack == drawn["drawn"] and len(rack) == 7
         assert (top_move, top_score, found_top) == (None, None, 0)
     (rows,) = _sql(
@@ -213,6 +202,6 @@ def test_exported_moves_are_in_canonical_notation_not_as_written(sample, exporte
         game,
     )  # fmt: skip
     for number, top_move in tops:
-        shown = _cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
+        shown = cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
         assert top_move == shown["top"]["move"]
         assert " = " not in top_move and not top_move.startswith("P")
