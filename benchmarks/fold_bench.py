@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import math
 import pstats
 import statistics
 import time
 from pathlib import Path
+
+from tail import p95  # benchmarks/tail.py
 
 from engine.games.events import Recorded, read_recorded
 from engine.games.replay import evolve, initial_state
@@ -66,11 +67,6 @@ def fold(history: tuple[Recorded, ...]) -> None:
     for recorded in history:
         state = evolve(state, recorded)
     assert state.context is not None and state.ended
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
 
 
 def bench(history: tuple[Recorded, ...], runs: int) -> dict[str, float]:

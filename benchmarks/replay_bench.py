@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import math
 import os
 import resource
 import shlex
@@ -41,6 +40,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from tail import p95  # benchmarks/tail.py
 
 import engine
 import ledger
@@ -162,15 +163,10 @@ def _in_process(url: str, runs: int) -> list[float]:
     return times
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
-
-
 def _line(label: str, values: list[float], unit: Callable[[float], str]) -> str:
     return (
         f"  {label:<5} median {unit(statistics.median(values))}  "
-        f"p95 {unit(_p95(values))}  max {unit(max(values))}"
+        f"p95 {unit(p95(values))}  max {unit(max(values))}"
     )
 
 

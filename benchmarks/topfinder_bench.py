@@ -31,13 +31,14 @@ from __future__ import annotations
 import argparse
 import json
 import lzma
-import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tail import p95  # benchmarks/tail.py
 
 PEER = Path(__file__).resolve().parents[2] / "shared" / "data" / "peer-positions"
 TOP_MEDIAN_MS, TOP_P95_MS, LIMIT_MEDIAN_MS = 0.3, 3.0, 1.0
@@ -100,12 +101,6 @@ for line in open(positions):
     cpu.append((time.process_time() - start) * 1000)
 print(json.dumps(cpu))
 """
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
 def median_run(args: list[str], home: Path, times: int = 5) -> dict:
@@ -212,7 +207,7 @@ def main() -> int:
         row = f"  {group!s:<8}{len(chosen):>10}"
         for key in passes:
             ms = [passes[key][i]["elapsed_ms"] for i in chosen]
-            row += f" | {statistics.median(ms):7.3f} {percentile(ms, 0.95):8.3f} {max(ms):8.2f}"
+            row += f" | {statistics.median(ms):7.3f} {p95(ms):8.3f} {max(ms):8.2f}"
         print(row)
 
     print(
@@ -226,7 +221,7 @@ def main() -> int:
         row = f"  {group!s:<8}{len(chosen):>10}"
         for key in cpu:
             ms = [cpu[key][i] for i in chosen]
-            row += f" | {statistics.median(ms):7.3f} {percentile(ms, 0.95):8.3f} {max(ms):8.2f}"
+            row += f" | {statistics.median(ms):7.3f} {p95(ms):8.3f} {max(ms):8.2f}"
         print(row)
 
     for i, p in enumerate(positions):
@@ -252,7 +247,7 @@ def main() -> int:
     limited = [line["elapsed_ms"] for line in passes[(10, False)]]
     met = (
         statistics.median(top) <= TOP_MEDIAN_MS
-        and percentile(top, 0.95) <= TOP_P95_MS
+        and p95(top) <= TOP_P95_MS
         and statistics.median(limited) <= LIMIT_MEDIAN_MS
     )
     print(
