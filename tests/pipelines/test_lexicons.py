@@ -2,7 +2,6 @@
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -163,10 +162,15 @@ def test_default_list_can_be_named_by_its_hash(default_home):
     assert load_dictionary(DEFAULT_SHA256).name == load_dictionary("default").name
 
 
-def test_default_list_loads_from_the_cache_in_half_a_second(default_home):
-    started = time.perf_counter()
+def test_default_list_is_read_from_its_cache_not_built_again(default_home, monkeypatch):
+    """Building takes about 10 s; every later command reads the DAWG from the cache (how long
+    that takes is measured by benchmarks/replay_bench.py, not asserted here)."""
+
+    def built_again(words):
+        raise AssertionError("the default list was built again despite its cache")
+
+    monkeypatch.setattr(Lexicon, "from_words", built_again)
     dictionary = load_dictionary()
-    assert time.perf_counter() - started < 0.5
     assert dictionary.accepts("FETELOR")
 
 
