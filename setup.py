@@ -12,6 +12,9 @@ setup(
         Extension(
             "engine._kernel",
             sources=["src/engine/_kernel.c", "src/engine/_dawg.c"],
+            # What the two files share; listed so that the sdist ships it and a change to it
+            # rebuilds both.
+            depends=["src/engine/_dawg.h"],
             extra_compile_args=["-O2", "-std=c99"],
             optional=True,
         )

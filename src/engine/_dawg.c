@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_dawg.h"
+
 #define FILTER_MIN_BITS 10
 #define FILTER_MAX_BITS 26
 
@@ -225,8 +227,7 @@ static void put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* The 26 multiset weights of engine.lexicon, for the builder and the kernel alike; 0, or -1
- * with a Python exception set. */
+/* For the builder and the kernel alike (_dawg.h). */
 int read_weights(PyObject *obj, uint64_t weights[26])
 {
     PyObject *seq = PySequence_Fast(obj, "weights: expected 26 integers");

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_dawg.h"
+
 #define MAX_SIZE 26
 #define MAX_TILES 16
 #define JOKER 26
@@ -964,8 +966,6 @@ memory:
     return -1;
 }
 
-int read_weights(PyObject *obj, uint64_t weights[26]); /* in _dawg.c */
-
 static int read_ints(PyObject *obj, int32_t *out, int n, long lo, long hi, const char *what)
 {
     PyObject *seq = PySequence_Fast(obj, what);
@@ -1090,9 +1090,6 @@ static PyTypeObject KernelType = {
     .tp_dealloc = (destructor)Kernel_dealloc,
     .tp_methods = Kernel_methods,
 };
-
-/* In _dawg.c: a lexicon's cache bytes built from its sorted words. */
-PyObject *build_lexicon(PyObject *module, PyObject *args);
 
 static PyMethodDef module_methods[] = {
     {"build_lexicon", build_lexicon, METH_VARARGS,

@@ -69,7 +69,7 @@ checkpoints = sa.Table(
     sa.Column("signature", sa.String(88), nullable=False),
     sa.CheckConstraint("tree_size > 0", name="ck_checkpoints_tree_size_positive"),
 )
-"""One signed Merkle tree head per tree size (`ledger.signing.Checkpoint`), never changed."""
+"""One signed Merkle tree head per tree size (`ledger.tree_head.Checkpoint`), never changed."""
 
 merkle_subtrees = sa.Table(
     "merkle_subtrees",

@@ -28,10 +28,10 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
-    in_round,
     reported,
     round_of,
     run,
+    run_in_round,
     time_option,
 )
 from pipelines.game_inputs import (
@@ -341,8 +341,7 @@ def submit_command(
                 actor=who,
             )
         ]
-    commands = in_round(round_number, *slips)
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run_in_round(db, game, *slips, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
 def close_round_command(
@@ -356,8 +355,8 @@ def close_round_command(
     """Close a round: its results are published.
 
     Nothing about the round is accepted afterwards."""
-    commands = in_round(round_number, partial(cmd.CloseRound, actor=actor_of(actor)))
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    command = partial(cmd.CloseRound, actor=actor_of(actor))
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
 def reveal_seed_command(

@@ -181,12 +181,24 @@ def _checkpoint(opened: EventStore) -> None:
         )
 
 
-def in_round(given: int | None, *commands: Callable[..., cmd.Command]) -> Commands:
-    """The commands (each made given `round=`) about round `given`, else about the current
-    round, found on the one read of the game that decides them (`execute`)."""
-    if given is None:
-        return lambda game: in_round(round_of(game, None), *commands)
-    return [make(round=given) for make in commands]
+def run_in_round(
+    db: str,
+    game: str,
+    *commands: Callable[..., cmd.Command],
+    round_number: int | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """`run` for commands about one round, each made given `round=`: round `round_number`,
+    else the current round, found on the one read of the game that decides them (`execute`)."""
+
+    def about(number: int) -> list[cmd.Command]:
+        return [make(round=number) for make in commands]
+
+    made: Commands = (
+        about(round_number) if round_number is not None else lambda now: about(round_of(now, None))
+    )
+    run(db, game, made, dry_run=dry_run, as_json=as_json, round_number=round_number)
 
 
 def round_of(game: Game, given: int | None, *, drawing: bool = False) -> int:

@@ -19,8 +19,8 @@ from pipelines.game_common import (
     ReasonOption,
     RoundOption,
     actor_of,
-    in_round,
     run,
+    run_in_round,
 )
 from pipelines.inputs import DbOption, JsonOption
 
@@ -37,8 +37,8 @@ def choose_top_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Choose the top among different moves of equal top score."""
-    commands = in_round(round_number, partial(cmd.ChooseTop, move=move, actor=actor_of(actor)))
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    command = partial(cmd.ChooseTop, move=move, actor=actor_of(actor))
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
 def annul_command(
@@ -54,8 +54,7 @@ def annul_command(
 ) -> None:
     """Annul a player's submission (it scores 0; the submission stays recorded)."""
     command = partial(cmd.Annul, player_id=player, reason=reason, part=part, actor=actor_of(actor))
-    commands = in_round(round_number, command)
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
 def penalise_command(
@@ -73,8 +72,7 @@ def penalise_command(
     command = partial(
         cmd.Penalise, player_id=player, points=points, reason=reason, actor=actor_of(actor)
     )
-    commands = in_round(round_number, command)
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
 def correct_command(
@@ -96,8 +94,7 @@ def correct_command(
     command = partial(
         cmd.Correct, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
     )
-    commands = in_round(round_number, command)
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
 def revoke_command(

@@ -20,8 +20,7 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
-    in_round,
-    run,
+    run_in_round,
     time_option,
 )
 from pipelines.inputs import DbOption, JsonOption
@@ -53,5 +52,4 @@ def replace_command(
         source=source,
         actor=actor_of(actor),
     )
-    commands = in_round(round_number, command)
-    run(db, game, commands, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)

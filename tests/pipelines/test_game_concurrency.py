@@ -15,6 +15,7 @@ from game_cli_helpers import Arbiter, create
 
 from engine.games.commands import CloseRound, Submit
 from ledger import EventStore, RecordedEvent
+from pipelines import game_common
 from pipelines.game_service import CommandRefused, Game, execute
 
 pytestmark = pytest.mark.usefixtures("default_home")
@@ -95,6 +96,39 @@ def test_a_command_about_the_current_round_stays_about_it_when_another_terminal_
     assert made == [1]
     assert refused.value.code == "round_closed" and refused.value.conflicts == 1
     assert first.events()[-2:] == ["RoundClosed", "RackDrawn"]
+
+
+def test_a_submission_without_round_is_refused_when_another_terminal_closes_its_round_meanwhile(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arbitru game submit` without --round is about the round open when the game was read:
+    when another terminal closes it and draws the next before the append, the retry is
+    refused about the closed round, and nothing is written (it is not moved to the new one)."""
+    first, second = Arbiter(db_url, actor="arbiter-1"), Arbiter(db_url, actor="arbiter-2")
+    _round_open(first)
+    first.ok("submit", "hd1", "--player", "ana", "--text", "H8: VARA")
+
+    def next_round() -> None:
+        second.ok("close-round", "hd1")
+        second.ok("draw", "hd1", "--tiles", "NOSU")
+
+    interleaving = [next_round]  # the first ledger opened (the submit's) lets it write
+
+    def ledger(url: str, *, upgrade: bool) -> EventStore:
+        if interleaving:
+            return Interleaved(url, interleaving.pop())
+        return EventStore(url, upgrade=upgrade)
+
+    monkeypatch.setattr(game_common, "EventStore", ledger)
+    before = first.events()
+    result = first.run("submit", "hd1", "--player", "bob", "--text", "H4: VARIATE")
+    assert not interleaving, "the other terminal never wrote"
+    assert result.exit_code == 1, result.output
+    assert " ".join(result.stderr.split()) == (
+        "error: round 1 is closed: nothing about it is accepted (another terminal wrote to "
+        "game/hd1 first; the command was decided again on what it recorded)"
+    )
+    assert first.events() == [*before, "RoundClosed", "RackDrawn"]
 
 
 def test_terminals_submitting_at_once_all_get_recorded(db_url: str) -> None:

@@ -242,11 +242,10 @@ def _received(state: GameState, event: SubmissionReceived, recorded: Recorded) -
 def entry_of(event: SubmissionReceived | SubmissionCorrected, recorded: Recorded) -> Received:
     """A text received from the player, or the arbiter's correction of it, as the round keeps
     it (every variant's)."""
-    if isinstance(event, SubmissionCorrected):
-        return Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
-                        recorded.received_at, recorded.source, True, event.reason)  # fmt: skip
+    correction = isinstance(event, SubmissionCorrected)
     return Received(recorded.event_id, recorded.seq, event.player_id, event.part, event.text,
-                    recorded.received_at, recorded.source)  # fmt: skip
+                    recorded.received_at, recorded.source, correction,
+                    event.reason if correction else None)  # fmt: skip
 
 
 def submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
