@@ -1,7 +1,8 @@
 """The `arbitru` command: one Typer app, one sub-app per area (engine, game, ledger, db, lexicon).
 
-`main` is where every command ends: output that cannot be written exits 3 with one line on
-stderr, an output file whose writing a signal ended exits 128 + the signal's number, and an
+`main` is where every command ends: output that cannot be written (stdout, stderr or an
+output file) exits 3 with one line on stderr, an output file whose writing a signal ended
+exits 128 + the signal's number (both told by `pipelines.exits.ended`), and an
 unexpected exception is one "internal error" line with exit code 4 (the traceback with
 ARBITRU_DEBUG=1), so that no Python traceback reaches a user.
 
@@ -28,8 +29,9 @@ from pipelines.exits import (
     ExitCode,
     Interrupted,
     OutputNotWritten,
-    done_before_failure,
+    ended,
     guarded_output,
+    nothing_done_yet,
     tell,
 )
 
@@ -127,9 +129,18 @@ def load_sub_app(name: str) -> click.Command:
 
 
 class _SubApps(TyperGroup):
-    """The root group: sub-apps are loaded on first use; listing them in the help loads none."""
+    """The root group: sub-apps are loaded on first use; listing them in the help loads none.
+    Output that could not be written and a signal that ended the writing of a file end the
+    command here, with the same words and exit codes whoever runs the app (`main`, a test)."""
 
     _listing = False
+
+    def invoke(self, ctx: click.Context) -> object:
+        nothing_done_yet()
+        try:
+            return super().invoke(ctx)
+        except (OutputNotWritten, Interrupted) as exc:
+            raise typer.Exit(ended(exc)) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         lazy = [*SUB_APPS, *SUB_COMMANDS]
@@ -230,13 +241,8 @@ def _run() -> int:
             return exc.code or ExitCode.OK
         tell(str(exc.code))
         return ExitCode.UNUSABLE
-    except OutputNotWritten as exc:
-        done = "".join(f"; {note}" for note in done_before_failure())
-        tell(f"error: could not write the output: {exc}{done}")
-        return ExitCode.UNWRITTEN
-    except Interrupted as exc:
-        tell(f"error: {exc}")
-        return exc.exit_code
+    except OutputNotWritten as exc:  # stdout, flushed above once the command is done
+        return ended(exc)
     except Exception as exc:
         if os.environ.get("ARBITRU_DEBUG") == "1":
             raise

@@ -24,6 +24,7 @@ from rich.markup import escape
 
 from engine.games.projections import position
 from ledger import EventStore, import_events, verify_store
+from pipelines.exits import say_if_output_fails
 from pipelines.game_common import store
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
@@ -126,6 +127,7 @@ def demo_command(
         export = target / "export"
         with _step("writing the Parquet export"):
             export_parquet(opened, export, points=table)
+        say_if_output_fails(f"the demo's ledger and Parquet export are in {target}")
         svg = target / "final-board.svg"
         last_game = _draw_final_board(opened, replayed, svg)
         variants = _variants(opened, replayed)

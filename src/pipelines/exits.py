@@ -35,14 +35,24 @@ class ExitCode(IntEnum):
 
 
 class OutputNotWritten(Exception):
-    """Writing to stdout or stderr failed. Deliberately not an OSError: Click turns a broken
-    pipe into a silent exit 1, and a command handling its own files' OSErrors must not take
-    this one for theirs."""
+    """Writing the output failed: stdout or stderr, or (`out`) an output file, whose target
+    was fine but whose writing the system refused (a full disk, a failing device, a
+    permission denied). Deliberately not an OSError: Click turns a broken pipe into a silent
+    exit 1, and a command handling its own files' OSErrors must not take this one for theirs.
+    `written`: the file at `out` had already been replaced whole when the failure came (only
+    the folder's sync to disk failed)."""
 
-    def __init__(self, cause: OSError) -> None:
+    def __init__(self, cause: OSError, out: Path | None = None, *, written: bool = False) -> None:
         self.cause = cause
         reason = "the reader closed the pipe" if cause.errno == errno.EPIPE else cause.strerror
-        super().__init__(reason or str(cause))
+        reason = reason or str(cause)
+        if out is None:
+            said = f"could not write the output: {reason}"
+        elif written:
+            said = f"{out} was written, but its folder could not be synced to disk: {reason}"
+        else:
+            said = f"could not write {out}: {reason}; nothing was written to it"
+        super().__init__(said)
 
     @property
     def reader_gone(self) -> bool:
@@ -52,12 +62,26 @@ class OutputNotWritten(Exception):
 
 class Interrupted(Exception):
     """A signal ended the writing of an output file; its temporary file is gone, the file at
-    `out` left as it was. `exit_code` is the shell's convention for it, 128 + the signal
-    number (`pipelines.output_file`)."""
+    `out` left as it was, or (`written`) already replaced whole when the signal came.
+    `exit_code` is the shell's convention for it, 128 + the signal number
+    (`pipelines.output_file`)."""
 
-    def __init__(self, signum: int, out: Path) -> None:
-        super().__init__(f"interrupted: nothing was written to {out}")
+    def __init__(self, signum: int, out: Path, *, written: bool = False) -> None:
+        super().__init__(
+            f"interrupted after {out} was written"
+            if written
+            else f"interrupted: nothing was written to {out}"
+        )
         self.exit_code = 128 + signum
+
+
+def ended(exc: OutputNotWritten | Interrupted) -> int:
+    """Say on stderr how the command ended, with what was already done; its exit code."""
+    if isinstance(exc, Interrupted):
+        tell(f"error: {exc}")
+        return exc.exit_code
+    tell(f"error: {exc}" + "".join(f"; {note}" for note in done_before_failure()))
+    return ExitCode.UNWRITTEN
 
 
 _done: list[str] = []
@@ -71,6 +95,11 @@ def say_if_output_fails(done: str) -> None:
 
 def done_before_failure() -> list[str]:
     return list(_done)
+
+
+def nothing_done_yet() -> None:
+    """A command starts: what an earlier one did in this process (a test's) is not its own."""
+    _done.clear()
 
 
 class _GuardedFile(io.RawIOBase):
@@ -123,7 +152,6 @@ def _guarded(stream: TextIO | None, *, write_through: bool) -> TextIO | None:
 @contextmanager
 def guarded_output() -> Iterator[None]:
     """Within, sys.stdout and sys.stderr raise OutputNotWritten when a write fails."""
-    _done.clear()
     saved = sys.stdout, sys.stderr
     stdout = _guarded(sys.stdout, write_through=False)
     stderr = _guarded(sys.stderr, write_through=True)

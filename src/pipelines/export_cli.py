@@ -18,7 +18,7 @@ from ledger.database import DEFAULT_URL
 from pipelines.game_common import reported
 from pipelines.game_views import out as console
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
-from pipelines.output_file import Interrupted, OutputRefused
+from pipelines.output_file import OutputRefused
 from pipelines.parquet_export import Export, ExportError, export_parquet
 from pipelines.tournaments import PointsTable, TournamentError
 
@@ -56,8 +56,6 @@ def export_command(
             written = export_parquet(ledger, out, overwrite=overwrite, points=table)
     except (OutputRefused, ExportError) as exc:
         fail(str(exc))
-    except Interrupted as exc:
-        fail(f"interrupted: nothing was written to {out}", exc.exit_code)
     if as_json:
         emit_json(_summary(written))
     else:

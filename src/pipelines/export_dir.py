@@ -24,7 +24,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipelines.output_file import Interrupted, OutputRefused, _Terminated, _terminations_raise
+from pipelines.exits import Interrupted, OutputNotWritten
+from pipelines.output_file import (
+    OutputRefused,
+    _Terminated,
+    _terminations_raise,
+    is_ours,
+    sync_folder,
+)
 
 MARKER = "MANIFEST.json"
 """The file every export holds; only a directory with it may be replaced."""
@@ -67,21 +74,24 @@ def export_target(out: Path, *, overwrite: bool) -> Path:
 def staged(out: Path, target: Path) -> Iterator[Path]:
     """A new empty staging directory beside `target`; when the block ends without error it
     becomes `target` (`publish`); otherwise it is removed and `target` left untouched
-    (`OutputRefused` for a filesystem error, `Interrupted` for a signal)."""
+    (`OutputNotWritten` for a filesystem error, `Interrupted` for a signal; either says when
+    `target` had already been published whole)."""
     partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    ours = None
     try:
         with _terminations_raise():
             partial.mkdir()
+            ours = partial.stat()
             yield partial
             _sync_tree(partial)
             publish(partial, target)
     except OSError as exc:
         shutil.rmtree(partial, ignore_errors=True)
-        raise OutputRefused(f"cannot write {out}: {exc.strerror or exc}") from None
+        raise OutputNotWritten(exc, out, written=is_ours(target, ours)) from None
     except (_Terminated, KeyboardInterrupt) as exc:
         shutil.rmtree(partial, ignore_errors=True)
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum, out) from None
+        raise Interrupted(signum, out, written=is_ours(target, ours)) from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
@@ -97,10 +107,10 @@ def publish(partial: Path, target: Path) -> None:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
             raise
     else:
-        _sync_dir(target.parent)
+        sync_folder(target.parent)
         return
     if _exchange(partial, target):
-        _sync_dir(target.parent)
+        sync_folder(target.parent)
         shutil.rmtree(partial, ignore_errors=True)
         return
     old = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.old")
@@ -110,7 +120,7 @@ def publish(partial: Path, target: Path) -> None:
     except OSError:
         os.rename(old, target)
         raise
-    _sync_dir(target.parent)
+    sync_folder(target.parent)
     shutil.rmtree(old, ignore_errors=True)
 
 
@@ -144,12 +154,4 @@ def _sync_tree(root: Path) -> None:
                 os.fsync(descriptor)
             finally:
                 os.close(descriptor)
-        _sync_dir(Path(folder))
-
-
-def _sync_dir(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+        sync_folder(Path(folder))

@@ -45,7 +45,7 @@ from pipelines.ledger_progress import (
     progress,
     shows_progress,
 )
-from pipelines.output_file import Interrupted, OutputRefused, output_target, write_whole
+from pipelines.output_file import OutputRefused, output_target, write_whole
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -229,9 +229,6 @@ def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
         return write_whole(lines, out, target)
     except OutputRefused as exc:
         fail(str(exc))
-    except Interrupted as exc:
-        _err.print(f"export interrupted: {out} is left as it was")
-        raise typer.Exit(exc.exit_code) from None
 
 
 def _export_to_stdout(lines: Iterator[bytes]) -> int | None:

@@ -42,7 +42,8 @@ from engine.dictionary import canonical_word_bytes, dictionary_sha256
 from engine.tiles import fold, fold_word
 from pipelines.hunspell import AffixFile, AffixRule, Form, Hunspell, Stem, expand_stem
 from pipelines.lexicon_progress import Report, quiet
-from pipelines.lexicons import atomic_write, default_sha256, register_words, resolve
+from pipelines.lexicons import default_sha256, register_words, resolve
+from pipelines.output_file import output_target, write_whole
 from pipelines.wordlists import MAX_LETTERS, MIN_LETTERS, WordList, read_word_list
 
 WORDS_FILE = "ro-frs-words.txt.xz"
@@ -296,21 +297,30 @@ def _version(package: str) -> str:
 def write_outputs(
     result: BuildResult, out_dir: Path, aff: Path, dic: Path, licence: str
 ) -> WrittenFiles:
-    """Write the word list (xz), the two-letter list and NOTICE; same result → same bytes.
+    """Write the word list (xz), the two-letter list and NOTICE into `out_dir` (made if
+    missing); same result → same bytes.
 
-    Each file is written whole or not at all (`atomic_write`).
+    Each file is written as every `--out` is (`pipelines.output_file`): whole or not at all,
+    through a symbolic link to the file it leads to; a FIFO, a device or a directory in the
+    way is refused (`OutputRefused`) before any of the three is written.
     """
     data = _compressed(result.words)
     words_path = out_dir / WORDS_FILE
-    atomic_write(words_path, data)
     two_path = out_dir / TWO_LETTER_FILE
+    notice_path = out_dir / NOTICE_FILE
     header = (
         "# Two-letter words of the default list (a two-letter word must also be here).\n"
         f"# Derived from {WORDS_FILE}, dictionary SHA-256 {result.sha256}.\n"
     )
-    atomic_write(two_path, (header + "".join(f"{w}\n" for w in result.two_letter)).encode())
-    notice_path = out_dir / NOTICE_FILE
-    atomic_write(notice_path, _notice(result, aff, dic, licence).encode("utf-8"))
+    contents = {
+        words_path: data,
+        two_path: (header + "".join(f"{w}\n" for w in result.two_letter)).encode(),
+        notice_path: _notice(result, aff, dic, licence).encode("utf-8"),
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    targets = {path: output_target(path, _REPLACEABLE) for path in contents}
+    for path, content in contents.items():
+        write_whole([content], path, targets[path])
     return WrittenFiles(
         words=words_path,
         two_letter=two_path,
@@ -318,6 +328,9 @@ def write_outputs(
         words_xz_sha256=hashlib.sha256(data).hexdigest(),
         words_xz_bytes=len(data),
     )
+
+
+_REPLACEABLE = "--out DIR gets new files or replaces earlier ones; move it away or give another DIR"
 
 
 def _compressed(words: tuple[str, ...]) -> bytes:

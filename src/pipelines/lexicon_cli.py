@@ -35,6 +35,7 @@ from pipelines.lexicons import (
     load_dictionary,
     register_list,
 )
+from pipelines.output_file import OutputRefused
 from pipelines.wordlists import WordListError
 
 lexicon_app = typer.Typer(help="Word lists.", no_args_is_help=True)
@@ -45,6 +46,7 @@ _EXPECTED = (
     ImplausibleBuild,
     LexiconSpecError,
     WordListError,
+    OutputRefused,
     OSError,
 )
 

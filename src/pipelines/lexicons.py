@@ -21,6 +21,10 @@ Everything written lives under the data directory (``ARBITRU_HOME``, else
     cache/<sha256>.lexicon       the engine's DAWG, built once; rebuilt when missing or corrupt
 
 Writes are atomic (temporary file, then rename), so a crash never leaves half a file behind.
+These are Arbitru's own paths, so they are written by `atomic_write`, which makes missing
+folders and gives every file mode 0o644 (a data directory shared between users stays
+readable), not by `pipelines.output_file`, which guards the paths a user names (`lexicon build
+--out DIR`) against links, FIFOs and devices and keeps a replaced file's permissions.
 """
 
 from __future__ import annotations

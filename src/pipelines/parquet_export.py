@@ -80,7 +80,8 @@ def export_parquet(
 ) -> Export:
     """The ledger's seasons written as Parquet under `out` (see the module docstring).
     `OutputRefused` when `out` may not be written (not empty, not an earlier export),
-    `ExportError` for an empty ledger, `Interrupted` for a signal; nothing is left behind.
+    `ExportError` for an empty ledger, `OutputNotWritten` when the system refuses a write (a
+    full disk), `Interrupted` for a signal; nothing is left behind.
     `points` converts tournament places into ranking points (the shipped table by default)."""
     target = export_target(out, overwrite=overwrite)
     shot = snapshot(store)

@@ -230,19 +230,16 @@ def _read_proof(proof: Path) -> Any:
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:
     """Print the proof, or write it to `out` whole (`pipelines.output_file`): a failure
-    leaves no half-written proof behind, and a FIFO or a directory at `out` is refused."""
+    leaves no half-written proof behind (exit 3), and a FIFO or a directory at `out` is
+    refused (exit 2)."""
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if out is None:
         typer.echo(text, nl=False)
         return
     try:
-        target = output_target(out)
+        write_whole([text.encode("utf-8")], out, output_target(out))
     except OutputRefused as exc:
         fail(str(exc))
-    try:
-        write_whole([text.encode("utf-8")], out, target)
-    except OutputRefused as exc:
-        fail(str(exc), ExitCode.UNWRITTEN)
     _err.print(f"proof written to {out}", soft_wrap=True)
 
 

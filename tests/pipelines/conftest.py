@@ -1,3 +1,7 @@
+import errno
+import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,3 +45,31 @@ def rounds(imported: str, request) -> list[dict[str, Any]]:
         cli("game", "results", game, "--round", str(n), "--db", imported, "--json")
         for n in range(1, last + 1)
     ]
+
+
+@pytest.fixture
+def fsync_raising(monkeypatch) -> Callable[[str, BaseException], None]:
+    """`fsync_raising(on, raised)`: from then on `os.fsync` raises `raised` when it syncs an
+    output's temporary file (`on="file"`: a full disk shows there) or a folder (`on="folder"`:
+    after the rename, the writer's last step)."""
+    real = os.fsync
+
+    def raising(on: str, raised: BaseException) -> None:
+        def fsync(descriptor: int) -> None:
+            mode = os.fstat(descriptor).st_mode
+            name = os.readlink(f"/proc/self/fd/{descriptor}")
+            if on == "file" and stat.S_ISREG(mode) and name.endswith(".partial"):
+                raise raised
+            if on == "folder" and stat.S_ISDIR(mode):
+                raise raised
+            real(descriptor)
+
+        monkeypatch.setattr(os, "fsync", fsync)
+
+    return raising
+
+
+@pytest.fixture
+def disk_full(fsync_raising) -> None:
+    """Every output file written in the test meets a full disk (`fsync_raising`)."""
+    fsync_raising("file", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))

@@ -5,6 +5,7 @@ DIR as it was with no staging directory behind."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,7 @@ def test_failure_midway_leaves_no_half_export(
 ) -> None:
     _fail_after_first_file(monkeypatch)
     result = _export(ledger, tmp_path / "out")
-    assert result.exit_code == 2
+    assert result.exit_code == 3  # output not written (README "Exit codes"), not bad input
     assert "No space left on device" in result.stderr
     assert not (tmp_path / "out").exists()
     assert _leftovers(tmp_path) == []
@@ -126,7 +127,7 @@ def test_failure_midway_of_an_overwrite_keeps_the_earlier_export(
     before = _tree(out)
     _fail_after_first_file(monkeypatch)
     result = _export(ledger, out, "--overwrite")
-    assert result.exit_code == 2
+    assert result.exit_code == 3
     assert _tree(out) == before
     assert _leftovers(tmp_path) == []
 
@@ -142,6 +143,28 @@ def test_interrupt_midway_leaves_no_half_export(
     assert result.exit_code == 130
     assert "nothing was written" in result.stderr
     assert not (tmp_path / "out").exists()
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("overwrite", [False, True], ids=["new", "overwrite"])
+def test_a_signal_once_the_export_is_in_place_says_it_was_written(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, overwrite: bool
+) -> None:
+    out = tmp_path / "out"
+    if overwrite:
+        assert _export(ledger, out).exit_code == 0
+    real = os.fsync
+
+    def fsync(descriptor: int) -> None:  # the folder's sync, after the rename into place
+        if os.readlink(f"/proc/self/fd/{descriptor}") == str(tmp_path):
+            raise KeyboardInterrupt
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    result = _export(ledger, out, *(["--overwrite"] if overwrite else []))
+    assert result.exit_code == 130
+    assert result.stderr.replace("\n", "") == f"error: interrupted after {out} was written"
+    assert json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))["files"]
     assert _leftovers(tmp_path) == []
 
 

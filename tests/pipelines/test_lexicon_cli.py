@@ -5,8 +5,11 @@ import json
 import lzma
 import os
 import pty
+import signal
+import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -154,6 +157,104 @@ def test_build_from_given_hunspell_files_writes_the_three_files(home, tmp_path):
                      "DATI", "MATI", "NOD"]  # fmt: skip
     assert data["words"] == len(words) and (out / "NOTICE").is_file()
     assert [s["stage"] for s in data["stages"]][-1] == "unattested-prefix"
+
+
+WORDS = "ro-frs-words.txt.xz"
+
+
+def _leftovers(folder: Path) -> list[str]:
+    """Temporary files: the guarded writer's `.partial`, or `.tmp` of an unguarded one."""
+    return [p.name for p in folder.iterdir() if p.name.endswith((".partial", ".tmp"))]
+
+
+def test_build_out_follows_a_symlink_and_replaces_its_target_whole(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    plain = tmp_path / "plain"
+    assert build_small(tmp_path, "--out", str(plain)).exit_code == 0
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    target = archive / "earlier.xz"
+    target.write_bytes(b"an earlier list\n")
+    target.chmod(0o640)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / WORDS).symlink_to(target)
+    result = build_small(tmp_path, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert (out / WORDS).is_symlink() and (out / WORDS).resolve() == target
+    assert target.read_bytes() == (plain / WORDS).read_bytes()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in archive.iterdir()] == ["earlier.xz"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in plain.iterdir())
+
+
+def test_build_out_refuses_a_fifo_with_exit_2_before_writing_any_file(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "NOTICE")
+    result = build_small(tmp_path, "--out", str(out))
+    assert result.exit_code == 2, result.output
+    assert f"{out / 'NOTICE'} is a FIFO, not a regular file" in result.stderr.replace("\n", "")
+    assert stat.S_ISFIFO((out / "NOTICE").lstat().st_mode)
+    assert [p.name for p in out.iterdir()] == ["NOTICE"]
+
+
+def test_build_out_on_a_full_disk_exits_3_and_leaves_no_temporary_file(home, tmp_path, disk_full):
+    pytest.importorskip("wordfreq")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / WORDS).write_bytes(b"an earlier list\n")
+    result = build_small(tmp_path, "--out", str(out))
+    assert result.exit_code == 3, result.output
+    assert f"could not write {out / WORDS}: No space left on device" in result.stderr
+    assert [p.name for p in out.iterdir()] == [WORDS]
+    assert (out / WORDS).read_bytes() == b"an earlier list\n"
+
+
+# `arbitru lexicon build` with the rename of the word list held back until the signal comes.
+_HELD_BACK = """
+import os, pathlib, sys, time
+ready, real = pathlib.Path(sys.argv[1]), os.replace
+def held_back(source, target, *args, **kwargs):
+    if str(target).endswith("ro-frs-words.txt.xz"):
+        ready.touch()
+        time.sleep(120)
+    return real(source, target, *args, **kwargs)
+os.replace = held_back
+sys.argv = ["arbitru", *sys.argv[2:]]
+from pipelines.cli import main
+main()
+"""
+
+
+def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_file(home, tmp_path):
+    pytest.importorskip("wordfreq")
+    aff, dic = rospell_like(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / WORDS).write_bytes(b"an earlier list\n")
+    ready = tmp_path / "ready"
+    command = ["lexicon", "build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5",
+               "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-c", _HELD_BACK, str(ready), *command],
+        stderr=subprocess.PIPE,
+        env={**os.environ, "ARBITRU_HOME": str(home)},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "the build never reached the rename"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err
+    assert f"interrupted: nothing was written to {out / WORDS}".encode() in err
+    assert _leftovers(out) == [] and [p.name for p in out.iterdir()] == [WORDS]
+    assert (out / WORDS).read_bytes() == b"an earlier list\n"
 
 
 def test_build_without_the_extra_says_what_to_install(home, tmp_path, monkeypatch):

@@ -1,11 +1,14 @@
 """Every file Arbitru may replace goes through one guarded writer (`pipelines.output_file`):
 an export (`ledger export --out`), a proof (`ledger prove --out`, `ledger consistency --out`)
 and a board picture (`game replay --svg`, the demo's `final-board.svg`). A symbolic link is
-followed and the file it leads to replaced whole; a FIFO is refused, exit 2, naming it; no
-temporary file stays behind, even when a signal ends the command. Through the real command."""
+followed and the file it leads to replaced whole; a FIFO is refused, exit 2, naming it; a full
+disk exits 3; no temporary file stays behind, even when a signal ends the command, and once
+the new file is in place nothing says it was not written. Through the real command
+(`lexicon build --out DIR`: tests/pipelines/test_lexicon_cli.py)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import stat
@@ -19,6 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pipelines import output_file
 from pipelines.cli import app
 
 runner = CliRunner()
@@ -57,6 +61,14 @@ def _write(writer: str, path: Path, db: str):
     return _invoke(*WRITERS[writer], str(path), "--db", db)
 
 
+def _earlier(folder: Path) -> Path:
+    """An earlier file, `earlier` in `folder` (made if missing), for a writer to replace."""
+    folder.mkdir(exist_ok=True)
+    earlier = folder / "earlier"
+    earlier.write_bytes(b"an earlier file\n")
+    return earlier
+
+
 def _leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
 
@@ -80,9 +92,7 @@ def test_a_symlinks_target_is_replaced_whole_and_the_link_stays(
     plain = tmp_path / "plain"
     assert _write(writer, plain, ledger).exit_code == 0
     archive = tmp_path / "archive"
-    archive.mkdir()
-    target = archive / "earlier"
-    target.write_bytes(b"an earlier file\n")
+    target = _earlier(archive)
     target.chmod(0o640)
     link = tmp_path / "latest"
     link.symlink_to(target)
@@ -139,9 +149,7 @@ def test_a_signal_while_writing_leaves_the_earlier_file_and_no_temporary_file(
     writer: str, signum: int, code: int, ledger: str, tmp_path: Path, default_home: Path
 ) -> None:
     folder = tmp_path / "out"
-    folder.mkdir()
-    out = folder / "earlier"
-    out.write_bytes(b"an earlier file\n")
+    out = _earlier(folder)
     ready = tmp_path / "ready"
     command = [*WRITERS[writer], str(out), "--db", ledger]
     process = subprocess.Popen(
@@ -162,3 +170,74 @@ def test_a_signal_while_writing_leaves_the_earlier_file_and_no_temporary_file(
     assert f"interrupted: nothing was written to {out}".encode() in err
     assert [p.name for p in folder.iterdir()] == ["earlier"]
     assert out.read_bytes() == b"an earlier file\n"
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_full_disk_exits_3_and_leaves_the_earlier_file_and_no_temporary_file(
+    writer: str, ledger: str, tmp_path: Path, default_home: Path, disk_full: None
+) -> None:
+    out = _earlier(tmp_path)
+    result = _write(writer, out, ledger)
+    assert result.exit_code == 3, result.output  # output not written, not bad input (2)
+    said = result.stderr.replace("\n", "")
+    assert said == (
+        f"error: could not write {out}: No space left on device; nothing was written to it"
+    )
+    assert out.read_bytes() == b"an earlier file\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["earlier"]
+
+
+def test_a_full_disk_exits_3_for_a_simulated_season_and_the_demos_picture(
+    tmp_path: Path, default_home: Path, disk_full: None
+) -> None:
+    season = tmp_path / "season.jsonl"
+    simulate = ["simulate", "--out", str(season), "--seed", "1", "--tournaments", "1",
+                "--games", "1", "--players", "2"]  # fmt: skip
+    result = _invoke(*simulate)
+    assert result.exit_code == 3, result.output
+    assert f"could not write {season}: No space left on device" in result.stderr
+    assert not season.exists()
+    demo = tmp_path / "demo"
+    result = _invoke("demo", "--dir", str(demo))
+    assert result.exit_code == 3, result.output
+    picture = demo / "final-board.svg"
+    assert f"could not write {picture}: No space left on device" in result.stderr
+    assert f"the demo's ledger and Parquet export are in {demo}" in result.stderr
+    assert "Traceback" not in result.output
+    assert (demo / "export" / "MANIFEST.json").is_file() and not picture.exists()
+    assert _leftovers(tmp_path) == [] and _leftovers(demo) == []
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "said"),
+    [
+        (KeyboardInterrupt(), 130, "error: interrupted after {out} was written"),
+        (output_file._Terminated(signal.SIGTERM), 143,
+         "error: interrupted after {out} was written"),
+        (OSError(errno.EIO, os.strerror(errno.EIO)), 3,
+         "error: {out} was written, but its folder could not be synced to disk: "
+         "Input/output error"),
+    ],
+    ids=["SIGINT", "SIGTERM", "EIO"],
+)  # fmt: skip
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_once_renamed_the_file_is_said_written_whatever_ends_the_folders_sync(
+    writer: str,
+    raised: BaseException,
+    code: int,
+    said: str,
+    ledger: str,
+    tmp_path: Path,
+    default_home: Path,
+    fsync_raising,
+) -> None:
+    plain = tmp_path / "plain"
+    assert _write(writer, plain, ledger).exit_code == 0
+    folder = tmp_path / "out"
+    out = _earlier(folder)
+    fsync_raising("folder", raised)
+    result = _write(writer, out, ledger)
+    assert result.exit_code == code, result.output
+    assert result.stderr.replace("\n", "") == said.format(out=out)
+    assert out.read_bytes() == plain.read_bytes()
+    assert [p.name for p in folder.iterdir()] == ["earlier"]
