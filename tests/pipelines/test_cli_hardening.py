@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import cli
+from pipelines import cli, lexicon_cli
 from pipelines.cli import app
 from pipelines.exits import ExitCode
 
@@ -297,3 +297,18 @@ def test_the_readme_exit_code_table_is_the_one_the_command_uses():
     section = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     rows = [line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")]
     assert [int(code) for code in rows[1:]] == [int(code) for code in ExitCode]
+
+
+def test_ctrl_c_ends_a_command_with_130_as_shells_do(monkeypatch, capsys):
+    """README, exit codes: Ctrl-C ends a command with 130 wherever it comes (here while
+    `lexicon info` reads the list), with neither a traceback nor Click's "Aborted!" and 1."""
+
+    def ctrl_c(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lexicon_cli, "describe", ctrl_c)
+    monkeypatch.setattr(sys, "argv", ["arbitru", "lexicon", "info"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 130
+    assert capsys.readouterr().err.strip() == ""
