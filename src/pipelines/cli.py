@@ -14,6 +14,7 @@ without importing any. Adding a sub-app is one line there.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Annotated
@@ -130,8 +131,9 @@ def load_sub_app(name: str) -> click.Command:
 
 class _SubApps(TyperGroup):
     """The root group: sub-apps are loaded on first use; listing them in the help loads none.
-    Output that could not be written and a signal that ended the writing of a file end the
-    command here, with the same words and exit codes whoever runs the app (`main`, a test)."""
+    Output that could not be written, a signal that ended the writing of a file and Ctrl-C
+    anywhere end the command here, with the same words and exit codes whoever runs the app
+    (`main`, a test)."""
 
     _listing = False
 
@@ -141,6 +143,9 @@ class _SubApps(TyperGroup):
             return super().invoke(ctx)
         except (OutputNotWritten, Interrupted) as exc:
             raise typer.Exit(ended(exc)) from None
+        except KeyboardInterrupt:  # Ctrl-C elsewhere; Click alone says "Aborted!" and exits 1
+            tell("error: interrupted")
+            raise typer.Exit(128 + signal.SIGINT) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         lazy = [*SUB_APPS, *SUB_COMMANDS]
