@@ -101,3 +101,49 @@ def test_the_record_format_documents_every_event_type_of_the_catalogue():
     documented = set(re.findall(r"^\| `([A-Za-z]+)` \|", text, re.MULTILINE))
     missing = sorted(KNOWN_TYPES - documented)
     assert not missing, f"event types of the catalogue missing from the record format: {missing}"
+
+
+_PACKAGE_HEADING = re.compile(r"^#{2,6} .*\(`(src/[\w/]+?)/?`\)\s*$")
+_NAME = re.compile(r"`([^`]+)`")
+
+
+def _architecture_modules() -> list[Path]:
+    """The files and folders named in the first column of docs/architecture.md's module
+    tables, each resolved against the package of the nearest heading above it that names one
+    (`### The engine (`src/engine/`)`)."""
+    package = None
+    named = []
+    for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines():
+        heading = _PACKAGE_HEADING.match(line)
+        if heading:
+            package = ROOT / heading.group(1)
+        elif line.startswith("#"):
+            package = None if line.startswith("## ") else package
+        elif package is not None and line.startswith("|") and not line.startswith("|---"):
+            first = line.split("|")[1]
+            for name in _NAME.findall(first):
+                suffix = "" if name.endswith("/") or "." in name else ".py"
+                named.append(package / f"{name.rstrip('/')}{suffix}")
+    return named
+
+
+def _source_modules() -> set[Path]:
+    return {
+        path
+        for path in (ROOT / "src").rglob("*")
+        if path.suffix in (".py", ".c", ".h")
+        and path.name != "__init__.py"
+        and path.parent.name not in ("data", "lexicon_overrides")
+        and ".egg-info" not in str(path)
+    }
+
+
+def test_the_architecture_names_every_module_under_src_once_and_no_other():
+    named = _architecture_modules()
+    assert len(named) >= 50, f"only {len(named)} modules named: is the table pattern still right?"
+    twice = sorted({str(p.relative_to(ROOT)) for p in named if named.count(p) > 1})
+    missing = sorted(str(p.relative_to(ROOT)) for p in _source_modules() - set(named))
+    gone = sorted(str(p.relative_to(ROOT)) for p in named if not p.exists())
+    assert not missing, f"modules docs/architecture.md does not describe: {missing}"
+    assert not gone, f"docs/architecture.md names what does not exist: {gone}"
+    assert not twice, f"docs/architecture.md names these more than once: {twice}"
