@@ -77,11 +77,8 @@ class Interrupted(Exception):
 
 def ended(exc: OutputNotWritten | Interrupted) -> int:
     """Say on stderr how the command ended, with what was already done; its exit code."""
-    if isinstance(exc, Interrupted):
-        tell(f"error: {exc}")
-        return exc.exit_code
     tell(f"error: {exc}" + "".join(f"; {note}" for note in done_before_failure()))
-    return ExitCode.UNWRITTEN
+    return exc.exit_code if isinstance(exc, Interrupted) else ExitCode.UNWRITTEN
 
 
 _done: list[str] = []

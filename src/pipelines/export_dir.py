@@ -7,8 +7,9 @@ failure, Ctrl-C, SIGTERM or SIGHUP removes the staging directory and leaves DIR 
 DIR must be absent or empty. With `overwrite`, a DIR that holds an earlier export (it has the
 marker file, MANIFEST.json) is replaced: on Linux the two directories are exchanged in one
 `renameat2(RENAME_EXCHANGE)` call, so that readers see the old export or the new one, never
-neither; elsewhere the old one is renamed aside, the new one into place, and the old one then
-deleted. A non-empty DIR that is not an export is never deleted, even with `overwrite`.
+neither; elsewhere the old one is renamed aside, the new one into place (a signal waits until
+both renames are done, so that DIR is never missing), and the old one then deleted. A
+non-empty DIR that is not an export is never deleted, even with `overwrite`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pipelines.output_file import (
     OutputRefused,
     _Terminated,
     _terminations_raise,
-    is_ours,
+    held_signals,
     sync_folder,
 )
 
@@ -86,12 +87,14 @@ def staged(out: Path, target: Path) -> Iterator[Path]:
             _sync_tree(partial)
             publish(partial, target)
     except OSError as exc:
+        written = _is_ours(target, ours)  # asked before a freed inode can be reused
         shutil.rmtree(partial, ignore_errors=True)
-        raise OutputNotWritten(exc, out, written=is_ours(target, ours)) from None
+        raise OutputNotWritten(exc, out, written=written) from None
     except (_Terminated, KeyboardInterrupt) as exc:
+        written = _is_ours(target, ours)
         shutil.rmtree(partial, ignore_errors=True)
         signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum, out, written=is_ours(target, ours)) from None
+        raise Interrupted(signum, out, written=written) from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
@@ -114,14 +117,32 @@ def publish(partial: Path, target: Path) -> None:
         shutil.rmtree(partial, ignore_errors=True)
         return
     old = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.old")
-    os.rename(target, old)
+    swapped = False
     try:
-        os.rename(partial, target)
+        with held_signals():  # never `target` missing, the earlier export set aside
+            os.rename(target, old)
+            try:
+                os.rename(partial, target)
+            except BaseException:
+                os.rename(old, target)
+                raise
+            swapped = True
+        sync_folder(target.parent)
+    finally:
+        if swapped:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _is_ours(path: Path, ours: os.stat_result | None) -> bool:
+    """Whether `path` is now the folder `ours` was made as: whether the rename that publishes
+    it happened, asked of the disk rather than of a flag set after it, which a signal could
+    come before. Asked before that folder is deleted, whose inode could then be reused."""
+    if ours is None:
+        return False
+    try:
+        return os.path.samestat(path.stat(), ours)
     except OSError:
-        os.rename(old, target)
-        raise
-    sync_folder(target.parent)
-    shutil.rmtree(old, ignore_errors=True)
+        return False
 
 
 def _exchange(first: Path, second: Path) -> bool:

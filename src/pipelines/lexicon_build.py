@@ -43,7 +43,7 @@ from engine.tiles import fold, fold_word
 from pipelines.hunspell import AffixFile, AffixRule, Form, Hunspell, Stem, expand_stem
 from pipelines.lexicon_progress import Report, quiet
 from pipelines.lexicons import default_sha256, register_words, resolve
-from pipelines.output_file import output_target, write_whole
+from pipelines.output_file import output_target, write_together
 from pipelines.wordlists import MAX_LETTERS, MIN_LETTERS, WordList, read_word_list
 
 WORDS_FILE = "ro-frs-words.txt.xz"
@@ -300,9 +300,10 @@ def write_outputs(
     """Write the word list (xz), the two-letter list and NOTICE into `out_dir` (made if
     missing); same result → same bytes.
 
-    Each file is written as every `--out` is (`pipelines.output_file`): whole or not at all,
-    through a symbolic link to the file it leads to; a FIFO, a device or a directory in the
-    way is refused (`OutputRefused`) before any of the three is written.
+    The files are written as every `--out` is (`pipelines.output_file`), through a symbolic
+    link to the file it leads to, and together: all three replaced or none, so that a word
+    list never sits beside the two-letter list or NOTICE of another; a FIFO, a device or a
+    directory in the way is refused (`OutputRefused`) before any of the three is written.
     """
     data = _compressed(result.words)
     words_path = out_dir / WORDS_FILE
@@ -319,8 +320,7 @@ def write_outputs(
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     targets = {path: output_target(path, _REPLACEABLE) for path in contents}
-    for path, content in contents.items():
-        write_whole([content], path, targets[path])
+    write_together([([content], path, targets[path]) for path, content in contents.items()])
     return WrittenFiles(
         words=words_path,
         two_letter=two_path,

@@ -5,7 +5,9 @@ Every file a user names that Arbitru may replace (`--out`, `--svg`, the demo's p
 path: a symbolic link is followed (the file it leads to is replaced, the link stays), a FIFO,
 a device, a directory or a socket is refused rather than replaced, and the new content goes
 to a temporary file beside the target that is renamed over it only once complete and on disk.
-Ctrl-C, SIGTERM and SIGHUP remove the temporary file before the command ends.
+Ctrl-C, SIGTERM and SIGHUP remove the temporary file before the command ends (a signal the
+process ignores, SIGHUP under `nohup`, stays ignored). Files that belong together
+(`lexicon build --out DIR`'s three) are all written before any is renamed into place.
 
 How each ending is told (README "Exit codes"): a target refused is the user's input unusable
 (`OutputRefused`, exit 2, said by the command); a write the system refuses, a full disk or a
@@ -26,11 +28,11 @@ import secrets
 import signal
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipelines.exits import Interrupted, OutputNotWritten
+from pipelines.exits import Interrupted, OutputNotWritten, say_if_output_fails
 
 
 class OutputRefused(Exception):
@@ -84,6 +86,15 @@ class _Terminated(BaseException):
         self.signum = signum
 
 
+_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _handled(signals: Iterable[int]) -> list[int]:
+    """Of `signals`, those the process does not ignore: one ignored (SIGHUP under `nohup`)
+    stays ignored, so that closing the terminal does not end the command."""
+    return [sig for sig in signals if signal.getsignal(sig) is not signal.SIG_IGN]
+
+
 @contextmanager
 def _terminations_raise() -> Iterator[None]:
     """For the duration, SIGTERM and SIGHUP raise `_Terminated` (in the main thread, where
@@ -95,12 +106,37 @@ def _terminations_raise() -> Iterator[None]:
     def _raise(signum: int, _frame: object) -> None:
         raise _Terminated(signum)
 
-    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    ending = _handled((signal.SIGTERM, signal.SIGHUP))
+    previous = {sig: signal.signal(sig, _raise) for sig in ending}
     try:
         yield
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """For the duration, Ctrl-C, SIGTERM and SIGHUP wait: one that comes is delivered as it
+    would have been once the block is over, so that renames that belong together (the files
+    of one output, an old folder set aside and the new one put in its place) are never cut
+    between. Only renames belong inside: they take no time."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def _hold(signum: int, _frame: object) -> None:
+        pending.append(signum)
+
+    previous = {sig: signal.signal(sig, _hold) for sig in _handled(_ENDING_SIGNALS)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    for sig in dict.fromkeys(pending):
+        signal.raise_signal(sig)
 
 
 def write_whole(lines: Iterable[bytes], out: Path, target: Path) -> int:
@@ -111,60 +147,92 @@ def write_whole(lines: Iterable[bytes], out: Path, target: Path) -> int:
     `Interrupted` for a signal, `OutputRefused` when something else than a regular file took
     the target's place meanwhile. Once renamed, the file is whole: a failure or a signal
     while its folder is synced says so (`written`). The new file keeps the permissions of the
-    file it replaces."""
-    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
-    ours = None
-    try:
-        with _terminations_raise():
-            descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(descriptor, "wb") as handle:
-                ours = os.fstat(descriptor)
-                count = 0
-                for line in lines:
-                    handle.write(line)
-                    count += 1
-                handle.flush()
-                os.fsync(handle.fileno())
-            _replace(partial, target, out)
-            sync_folder(target.parent)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise OutputNotWritten(exc, out, written=is_ours(target, ours)) from None
-    except (_Terminated, KeyboardInterrupt) as exc:
-        partial.unlink(missing_ok=True)
-        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum, out, written=is_ours(target, ours)) from None
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    file it replaces; a new file gets those the umask leaves."""
+    (count,) = write_together([(lines, out, target)])
     return count
 
 
-def is_ours(path: Path, ours: os.stat_result | None) -> bool:
-    """Whether `path` is now the file (or folder) `ours` was made as: whether the rename that
-    publishes it happened, asked of the disk rather than of a flag set after it, which a
-    signal could come before."""
-    if ours is None:
-        return False
+def write_together(files: Sequence[tuple[Iterable[bytes], Path, Path]]) -> list[int]:
+    """`write_whole` for several files (lines, out, target) that belong together, and how
+    many lines each got: every one is written to its temporary file first, and only once all
+    are complete and on disk are they renamed over their targets, one after the other with
+    signals held, so that a failure or a signal while writing leaves every earlier file as it
+    was. Should a rename itself fail, the files already replaced are said
+    (`say_if_output_fails`)."""
+    partials = [
+        target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+        for _lines, _out, target in files
+    ]
+    counts: list[int] = []
+    replaced: list[Path] = []
+    out = files[0][1]  # the file an error names: the one being written or renamed
     try:
-        return os.path.samestat(path.stat(), ours)
-    except OSError:
-        return False
+        with _terminations_raise():
+            for partial, (lines, name, _target) in zip(partials, files, strict=True):
+                out = name
+                descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(descriptor, "wb") as handle:
+                    counts.append(0)
+                    for line in lines:
+                        handle.write(line)
+                        counts[-1] += 1
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            with held_signals():
+                modes = [_final_mode(target, out) for _lines, out, target in files]
+                for partial, mode, (_lines, name, target) in zip(
+                    partials, modes, files, strict=True
+                ):
+                    out = name
+                    os.chmod(partial, mode)
+                    partial.replace(target)
+                    replaced.append(out)  # no signal comes between: `replaced` is certain
+            for folder in dict.fromkeys(target.parent for _lines, _out, target in files):
+                sync_folder(folder)
+    except OSError as exc:
+        written = out in replaced
+        _cleared(partials, replaced, out)
+        raise OutputNotWritten(exc, out, written=written) from None
+    except (_Terminated, KeyboardInterrupt) as exc:
+        written = out in replaced
+        _cleared(partials, replaced, out)
+        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
+        raise Interrupted(signum, out, written=written) from None
+    except BaseException:
+        _cleared(partials, replaced, out)
+        raise
+    return counts
 
 
-def _replace(partial: Path, target: Path, out: Path) -> None:
-    """Rename the finished file over `target`, still a regular file (or absent), with the
-    permissions of the file it replaces."""
+def _cleared(partials: list[Path], replaced: list[Path], out: Path) -> None:
+    """After a failure: the temporary files are removed, and the files other than `out` (the
+    one the error names) that had already been replaced are said to be."""
+    for partial in partials:
+        partial.unlink(missing_ok=True)
+    for other in replaced:
+        if other != out:
+            say_if_output_fails(f"{other} was written")
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, the only portable way, and setting it back)."""
+    umask = os.umask(0o077)
+    os.umask(umask)
+    return umask
+
+
+def _final_mode(target: Path, out: Path) -> int:
+    """The permissions the new file gets: those of the file it replaces, or for a new file
+    those the umask leaves (`OutputRefused` when something else than a regular file took the
+    target's place meanwhile). Until renamed it is its owner's alone, so that the content of
+    a private file is never readable by others while it is written."""
     try:
         before = target.lstat()
     except FileNotFoundError:
-        before = None
-    if before is not None:
-        if not stat.S_ISREG(before.st_mode):
-            partial.unlink(missing_ok=True)
-            raise OutputRefused(f"{out} was replaced by something else than a regular file")
-        os.chmod(partial, stat.S_IMODE(before.st_mode))
-    partial.replace(target)
+        return 0o666 & ~_umask()
+    if not stat.S_ISREG(before.st_mode):
+        raise OutputRefused(f"{out} was replaced by something else than a regular file")
+    return stat.S_IMODE(before.st_mode)
 
 
 def sync_folder(folder: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,84 @@ def test_out_in_a_missing_folder_is_refused(ledger: str, tmp_path: Path) -> None
     result = _export(ledger, tmp_path / "missing" / "out")
     assert result.exit_code == 2
     assert "does not exist" in result.stderr
+
+
+def _earlier_export_not_swappable(
+    ledger: str, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, bytes]:
+    """An earlier export at `out` (with a stale file of its own), where folders cannot be
+    swapped in one step: an overwrite renames it aside and the new one into place."""
+    monkeypatch.setattr(export_dir, "_exchange", lambda first, second: False)
+    assert _export(ledger, out).exit_code == 0
+    (out / "stale.parquet").write_bytes(b"old")
+    return _tree(out)
+
+
+@pytest.mark.parametrize("after", ["set aside", "in place"])
+def test_ctrl_c_during_the_renames_of_an_overwrite_waits_for_the_new_export_in_place(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after: str
+) -> None:
+    """Ctrl-C right after the earlier export is renamed aside, or after the new one is put in
+    its place: `--out` is never left missing, and no earlier export stays aside."""
+    out = tmp_path / "out"
+    _earlier_export_not_swappable(ledger, out, monkeypatch)
+    real = os.rename
+
+    def rename(source, destination) -> None:
+        real(source, destination)
+        aside = str(destination).endswith(".old")
+        in_place = str(source).endswith(".partial")
+        if (after == "set aside" and aside) or (after == "in place" and in_place):
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(os, "rename", rename)
+    result = _export(ledger, out, "--overwrite")
+    assert result.exit_code == 130
+    assert result.stderr.replace("\n", "") == f"error: interrupted after {out} was written"
+    assert "stale.parquet" not in _tree(out) and "MANIFEST.json" in _tree(out)
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_failed_second_rename_of_an_overwrite_puts_the_earlier_export_back(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    before = _earlier_export_not_swappable(ledger, out, monkeypatch)
+    real = os.rename
+    set_aside = []
+
+    def rename(source, destination) -> None:
+        if set_aside and str(source).endswith(".partial"):
+            raise KeyboardInterrupt
+        real(source, destination)
+        set_aside.extend([destination] if str(destination).endswith(".old") else [])
+
+    monkeypatch.setattr(os, "rename", rename)
+    result = _export(ledger, out, "--overwrite")
+    assert set_aside, "the earlier export was never set aside"
+    assert result.exit_code == 130
+    assert result.stderr.replace("\n", "") == f"error: interrupted: nothing was written to {out}"
+    assert _tree(out) == before
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_failed_export_is_not_said_written_when_its_folder_is_gone(
+    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the export was published is asked before its staging folder is deleted:
+    afterwards, another folder made at `--out` could be given the freed inode. Simulated by
+    a deletion that moves the staging folder to `--out`, its inode then there."""
+    out = tmp_path / "out"
+    real = shutil.rmtree
+
+    def rmtree(path, *args, **kwargs) -> None:
+        if str(path).endswith(".partial"):
+            os.rename(path, out)
+        else:
+            real(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    _fail_after_first_file(monkeypatch)
+    result = _export(ledger, out)
+    assert result.exit_code == 3
+    assert "nothing was written" in result.stderr and "was written," not in result.stderr

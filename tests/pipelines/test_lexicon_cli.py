@@ -212,16 +212,17 @@ def test_build_out_on_a_full_disk_exits_3_and_leaves_no_temporary_file(home, tmp
     assert (out / WORDS).read_bytes() == b"an earlier list\n"
 
 
-# `arbitru lexicon build` with the rename of the word list held back until the signal comes.
+# `arbitru lexicon build` held back, once the word list's temporary file is written, until
+# the signal comes.
 _HELD_BACK = """
 import os, pathlib, sys, time
-ready, real = pathlib.Path(sys.argv[1]), os.replace
-def held_back(source, target, *args, **kwargs):
-    if str(target).endswith("ro-frs-words.txt.xz"):
+ready, real = pathlib.Path(sys.argv[1]), os.fsync
+def held_back(descriptor):
+    real(descriptor)
+    if os.readlink(f"/proc/self/fd/{descriptor}").endswith(".partial"):
         ready.touch()
         time.sleep(120)
-    return real(source, target, *args, **kwargs)
-os.replace = held_back
+os.fsync = held_back
 sys.argv = ["arbitru", *sys.argv[2:]]
 from pipelines.cli import main
 main()
@@ -401,3 +402,97 @@ def test_first_use_lexicon_cache_build_shows_progress_only_on_a_terminal(tmp_pat
     assert code == 0 and stderr == ""
     code, stderr = stderr_of(False, *args, home=tmp_path / "pipe")
     assert code == 0 and stderr == ""
+
+
+FILES = (WORDS, "ro-frs-two-letter.txt", "NOTICE")
+
+
+def _earlier_build(out: Path) -> dict[str, bytes]:
+    """Three earlier files in `out`, as an earlier build left them."""
+    out.mkdir()
+    for name in FILES:
+        (out / name).write_bytes(f"an earlier {name}\n".encode())
+    return {name: (out / name).read_bytes() for name in FILES}
+
+
+def _on_rename_of(name: str, act, monkeypatch, *, before: bool) -> None:
+    """`act()` when the file `name` is renamed into place: just before, or just after."""
+    real = Path.replace
+
+    def replace(path: Path, target):
+        ours = str(target).endswith(name)
+        if ours and before:
+            act()
+        done = real(path, target)
+        if ours and not before:
+            act()
+        return done
+
+    monkeypatch.setattr(Path, "replace", replace)
+
+
+def test_build_out_failing_on_its_second_file_leaves_all_three_earlier_files(
+    home, tmp_path, monkeypatch
+):
+    """The three files are replaced together or not at all: never a new word list beside
+    the two-letter list and NOTICE of an earlier build."""
+    pytest.importorskip("wordfreq")
+    out = tmp_path / "out"
+    before = _earlier_build(out)
+    real = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        name = os.readlink(f"/proc/self/fd/{descriptor}")
+        if "two-letter" in name and name.endswith(".partial"):
+            raise OSError(28, "No space left on device")
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    result = build_small(tmp_path, "--out", str(out))
+    assert result.exit_code == 3, result.output
+    two = out / "ro-frs-two-letter.txt"
+    assert result.stderr.replace("\n", "") == (
+        f"error: could not write {two}: No space left on device; nothing was written to it"
+    )
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_build_out_says_which_files_were_replaced_when_a_later_rename_fails(
+    home, tmp_path, monkeypatch
+):
+    pytest.importorskip("wordfreq")
+    out = tmp_path / "out"
+    _earlier_build(out)
+
+    def failing() -> None:
+        raise OSError(5, "Input/output error")
+
+    _on_rename_of("NOTICE", failing, monkeypatch, before=True)
+    result = build_small(tmp_path, "--out", str(out))
+    assert result.exit_code == 3, result.output
+    assert result.stderr.replace("\n", "") == (
+        f"error: could not write {out / 'NOTICE'}: Input/output error; nothing was written "
+        f"to it; {out / WORDS} was written; {out / 'ro-frs-two-letter.txt'} was written"
+    )
+    assert (out / "NOTICE").read_bytes() == b"an earlier NOTICE\n"
+    assert _leftovers(out) == []
+
+
+def test_build_out_signalled_during_the_renames_replaces_all_three_and_says_so(
+    home, tmp_path, monkeypatch
+):
+    pytest.importorskip("wordfreq")
+    plain = tmp_path / "plain"
+    assert build_small(tmp_path, "--out", str(plain)).exit_code == 0
+    out = tmp_path / "out"
+    _earlier_build(out)
+    _on_rename_of(WORDS, lambda: signal.raise_signal(signal.SIGTERM), monkeypatch, before=False)
+    result = build_small(tmp_path, "--out", str(out))
+    assert result.exit_code == 143, result.output
+    assert result.stderr.replace("\n", "") == (
+        f"error: interrupted after {out / 'NOTICE'} was written; {out / WORDS} was written; "
+        f"{out / 'ro-frs-two-letter.txt'} was written"
+    )
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {
+        p.name: p.read_bytes() for p in plain.iterdir()
+    }

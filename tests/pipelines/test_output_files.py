@@ -136,7 +136,7 @@ ready = pathlib.Path(sys.argv[1])
 def held_back(*args):
     ready.touch()
     time.sleep(120)
-output_file._replace = held_back
+output_file.held_signals = held_back
 sys.argv = ["arbitru", *sys.argv[2:]]
 from pipelines.cli import main
 main()
@@ -241,3 +241,110 @@ def test_once_renamed_the_file_is_said_written_whatever_ends_the_folders_sync(
     assert result.stderr.replace("\n", "") == said.format(out=out)
     assert out.read_bytes() == plain.read_bytes()
     assert [p.name for p in folder.iterdir()] == ["earlier"]
+
+
+# Runs `arbitru` with SIGHUP ignored, as `nohup` does, held once the temporary file is written
+# until the test has sent SIGHUP.
+_IGNORING_SIGHUP = """
+import os, pathlib, signal, sys, time
+ready, sent = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+real = os.fsync
+def held_back(descriptor):
+    real(descriptor)
+    if os.readlink(f"/proc/self/fd/{descriptor}").endswith(".partial"):
+        ready.touch()
+        deadline = time.monotonic() + 60
+        while not sent.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+os.fsync = held_back
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+sys.argv = ["arbitru", *sys.argv[3:]]
+from pipelines.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("writer", ["export", "svg"])
+def test_an_ignored_sighup_stays_ignored_while_writing(
+    writer: str, ledger: str, tmp_path: Path, default_home: Path
+) -> None:
+    """Under `nohup`, closing the terminal must not end the command midway."""
+    plain = tmp_path / "plain"
+    assert _write(writer, plain, ledger).exit_code == 0
+    folder = tmp_path / "out"
+    out = _earlier(folder)
+    ready, sent = tmp_path / "ready", tmp_path / "sent"
+    command = [*WRITERS[writer], str(out), "--db", ledger]
+    process = subprocess.Popen(
+        [sys.executable, "-c", _IGNORING_SIGHUP, str(ready), str(sent), *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "the writer never finished its temporary file"
+        process.send_signal(signal.SIGHUP)
+        sent.touch()
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert out.read_bytes() == plain.read_bytes()
+    assert [p.name for p in folder.iterdir()] == ["earlier"]
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_the_temporary_file_is_the_owners_alone_and_the_final_modes_unchanged(
+    writer: str, ledger: str, tmp_path: Path, default_home: Path, monkeypatch
+) -> None:
+    """A private file being replaced is never readable by others while written; the file
+    then gets the mode of the one it replaces, and a new file the mode the umask leaves."""
+    modes: list[int] = []
+    real = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        if os.readlink(f"/proc/self/fd/{descriptor}").endswith(".partial"):
+            modes.append(stat.S_IMODE(os.fstat(descriptor).st_mode))
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    umask = os.umask(0o022)
+    try:
+        private = _earlier(tmp_path / "private")
+        private.chmod(0o600)
+        assert _write(writer, private, ledger).exit_code == 0
+        new = tmp_path / "new"
+        assert _write(writer, new, ledger).exit_code == 0
+    finally:
+        os.umask(umask)
+    assert modes == [0o600, 0o600]
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_failed_write_is_not_said_written_when_its_temporary_file_is_gone(
+    writer: str, ledger: str, tmp_path: Path, default_home: Path, disk_full: None, monkeypatch
+) -> None:
+    """Whether the file was replaced is known before its temporary file is deleted:
+    afterwards, another file made at the target could be given the freed inode. Simulated by
+    a deletion that moves the temporary file to the target, its inode then there."""
+    out = tmp_path / "out"
+    real = Path.unlink
+
+    def unlink(path: Path, missing_ok: bool = False) -> None:
+        if path.name.endswith(".partial") and path.exists():
+            os.replace(path, out)
+        else:
+            real(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    result = _write(writer, out, ledger)
+    assert result.exit_code == 3, result.output
+    said = result.stderr.replace("\n", "")
+    assert said == (
+        f"error: could not write {out}: No space left on device; nothing was written to it"
+    )
