@@ -202,9 +202,9 @@ def _next_steps(
     ]
     standings = export / "standings" / "**" / "*.parquet"
     sql = (
-        f"SELECT name, sum(ranking_points) AS points FROM read_parquet('{standings}', "
-        "hive_partitioning=true) WHERE level = 'tournament' GROUP BY name "
-        "ORDER BY points DESC LIMIT 5"
+        f"SELECT player_id, any_value(name) AS name, sum(ranking_points) AS points FROM "
+        f"read_parquet('{standings}', hive_partitioning=true) WHERE level = 'tournament' "
+        "GROUP BY player_id ORDER BY points DESC, player_id LIMIT 5"
     )
     duckdb = f'python -c "import duckdb; duckdb.sql(\\"{sql}\\").show()"'
     width = max(len(command) for command, _ in tries) + 2

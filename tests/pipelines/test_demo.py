@@ -100,3 +100,25 @@ def test_every_command_the_demo_suggests_runs_on_its_ledger(demo):
     for words in suggested:
         result = runner.invoke(app, [*words, "--db", db])
         assert result.exit_code == 0, (words, result.output)
+
+
+def test_the_duckdb_query_the_demo_prints_gives_the_season_standings(demo):
+    """The one-liner it suggests runs as printed, and its players and points are the season
+    standings' (players counted by id: two players of the same name stay two)."""
+    folder, done = demo
+    (line,) = [line.strip() for line in done.stdout.splitlines() if "import duckdb" in line]
+    assert line.startswith("python -c ")
+    shown = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}"{line.removeprefix("python")}'],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    season = runner.invoke(
+        app, ["season", "standings", "--db", f"sqlite:///{folder / 'ledger.db'}", "--json"]
+    )
+    for player in json.loads(season.stdout)["standings"][:5]:
+        assert any(
+            player["player_id"] in row and str(player["points"]) in row
+            for row in shown.splitlines()
+        ), (player, shown)
