@@ -114,7 +114,7 @@ def demo_command(
             fail(f"the imported ledger does not verify: {problem}")
         with _step(
             "recomputing: every game replayed into the read models (the first run on this "
-            "machine also builds the word list's cache, about 10 s)"
+            "machine also builds the word list's cache, a few seconds)"
         ):
             summary = recompute(opened, plan(opened, Selection()))
         if summary.problems:

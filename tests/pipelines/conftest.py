@@ -21,7 +21,7 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def default_home(_arbitru_home) -> Path:
-    """The session's data directory with the default list's cache built (once, about 10 s)."""
+    """The session's data directory with the default list's cache built (once, a few seconds)."""
     if not cache_path(default_sha256()).is_file():
         load_dictionary()
     return _arbitru_home

@@ -163,7 +163,7 @@ def test_default_list_can_be_named_by_its_hash(default_home):
 
 
 def test_default_list_is_read_from_its_cache_not_built_again(default_home, monkeypatch):
-    """Building takes about 10 s; every later command reads the DAWG from the cache (how long
+    """Building takes a few seconds; every later command reads the DAWG from the cache (how long
     that takes is measured by benchmarks/replay_bench.py, not asserted here)."""
 
     def built_again(words):
