@@ -144,8 +144,7 @@ class _SubApps(TyperGroup):
         except (OutputNotWritten, Interrupted) as exc:
             raise typer.Exit(ended(exc)) from None
         except KeyboardInterrupt:  # Ctrl-C elsewhere; Click alone says "Aborted!" and exits 1
-            tell("error: interrupted")
-            raise typer.Exit(128 + signal.SIGINT) from None
+            raise typer.Exit(ended(Interrupted(signal.SIGINT))) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         lazy = [*SUB_APPS, *SUB_COMMANDS]

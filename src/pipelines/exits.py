@@ -61,17 +61,20 @@ class OutputNotWritten(Exception):
 
 
 class Interrupted(Exception):
-    """A signal ended the writing of an output file; its temporary file is gone, the file at
-    `out` left as it was, or (`written`) already replaced whole when the signal came.
-    `exit_code` is the shell's convention for it, 128 + the signal number
-    (`pipelines.output_file`)."""
+    """A signal ended the command. While an output file was being written (`out`), its
+    temporary file is gone and the file at `out` left as it was, or (`written`) already
+    replaced whole when the signal came (`pipelines.output_file`); without `out`, Ctrl-C came
+    anywhere else (`pipelines.cli`). `exit_code` is the shell's convention for it, 128 + the
+    signal number."""
 
-    def __init__(self, signum: int, out: Path, *, written: bool = False) -> None:
-        super().__init__(
-            f"interrupted after {out} was written"
-            if written
-            else f"interrupted: nothing was written to {out}"
-        )
+    def __init__(self, signum: int, out: Path | None = None, *, written: bool = False) -> None:
+        if out is None:
+            said = "interrupted"
+        elif written:
+            said = f"interrupted after {out} was written"
+        else:
+            said = f"interrupted: nothing was written to {out}"
+        super().__init__(said)
         self.exit_code = 128 + signum
 
 
