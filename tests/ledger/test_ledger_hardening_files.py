@@ -11,7 +11,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,7 +97,7 @@ app()
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_export_out_interrupted_by_a_signal_leaves_no_partial_file(
-    sqlite_url: str, tmp_path: Path, signum: int, code: int
+    sqlite_url: str, tmp_path: Path, signum: int, code: int, reaches
 ) -> None:
     _ledger(sqlite_url)
     folder = tmp_path / "out"
@@ -111,10 +110,7 @@ def test_export_out_interrupted_by_a_signal_leaves_no_partial_file(
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), "the export never started"
+        reaches(ready, process, "the export never started")
         assert len(list(folder.iterdir())) == 2  # the export and its temporary file
         process.send_signal(signum)
         _, err = process.communicate(timeout=60)

@@ -9,7 +9,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -229,7 +228,9 @@ main()
 """
 
 
-def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_file(home, tmp_path):
+def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_file(
+    home, tmp_path, reaches
+):
     pytest.importorskip("wordfreq")
     aff, dic = rospell_like(tmp_path)
     out = tmp_path / "out"
@@ -244,10 +245,7 @@ def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_fil
         env={**os.environ, "ARBITRU_HOME": str(home)},
     )
     try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), "the build never reached the rename"
+        reaches(ready, process, "the build never reached the rename")
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
     finally:

@@ -14,7 +14,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -146,7 +145,13 @@ main()
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 @pytest.mark.parametrize("writer", ["prove", "svg"])
 def test_a_signal_while_writing_leaves_the_earlier_file_and_no_temporary_file(
-    writer: str, signum: int, code: int, ledger: str, tmp_path: Path, default_home: Path
+    writer: str,
+    signum: int,
+    code: int,
+    ledger: str,
+    tmp_path: Path,
+    default_home: Path,
+    reaches,
 ) -> None:
     folder = tmp_path / "out"
     out = _earlier(folder)
@@ -156,10 +161,7 @@ def test_a_signal_while_writing_leaves_the_earlier_file_and_no_temporary_file(
         [sys.executable, "-c", _HELD_BACK, str(ready), *command], stderr=subprocess.PIPE
     )
     try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), "the writer never reached the rename"
+        reaches(ready, process, "the writer never reached the rename")
         assert len(list(folder.iterdir())) == 2  # the earlier file and the temporary file
         process.send_signal(signum)
         _, err = process.communicate(timeout=60)
@@ -267,7 +269,7 @@ main()
 
 @pytest.mark.parametrize("writer", ["export", "svg"])
 def test_an_ignored_sighup_stays_ignored_while_writing(
-    writer: str, ledger: str, tmp_path: Path, default_home: Path
+    writer: str, ledger: str, tmp_path: Path, default_home: Path, reaches
 ) -> None:
     """Under `nohup`, closing the terminal must not end the command midway."""
     plain = tmp_path / "plain"
@@ -282,10 +284,7 @@ def test_an_ignored_sighup_stays_ignored_while_writing(
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), "the writer never finished its temporary file"
+        reaches(ready, process, "the writer never finished its temporary file")
         process.send_signal(signal.SIGHUP)
         sent.touch()
         _, err = process.communicate(timeout=60)
