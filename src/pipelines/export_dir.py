@@ -17,21 +17,20 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
-import secrets
 import shutil
-import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipelines.exits import Interrupted, OutputNotWritten
 from pipelines.output_file import (
     OutputRefused,
-    _Terminated,
-    _terminations_raise,
+    beside,
+    ending,
     held_signals,
     sync_folder,
+    terminations_raise,
 )
 
 MARKER = "MANIFEST.json"
@@ -74,85 +73,70 @@ def export_target(out: Path, *, overwrite: bool) -> Path:
 @contextmanager
 def staged(out: Path, target: Path) -> Iterator[Path]:
     """A new empty staging directory beside `target`; when the block ends without error it
-    becomes `target` (`publish`); otherwise it is removed and `target` left untouched
+    becomes `target` (`_swap_in`); otherwise it is removed and `target` left untouched
     (`OutputNotWritten` for a filesystem error, `Interrupted` for a signal; either says when
-    `target` had already been published whole)."""
-    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
-    ours = None
+    `target` had already been published whole). The renames that publish run with signals
+    held, so that whether they happened is known for certain."""
+    partial = beside(target, "partial")
+    published = False
+    leftover: Path | None = None  # the earlier export, set aside, to delete
     try:
-        with _terminations_raise():
+        with terminations_raise():
             partial.mkdir()
-            ours = partial.stat()
             yield partial
             _sync_tree(partial)
-            publish(partial, target)
-    except OSError as exc:
-        written = _is_ours(target, ours)  # asked before a freed inode can be reused
+            _renameat2()  # looked up (it may run ldconfig) before signals are held
+            with held_signals():
+                leftover = _swap_in(partial, target)
+                published = True
+            sync_folder(target.parent)
+    except BaseException as exc:
         shutil.rmtree(partial, ignore_errors=True)
-        raise OutputNotWritten(exc, out, written=written) from None
-    except (_Terminated, KeyboardInterrupt) as exc:
-        written = _is_ours(target, ours)
-        shutil.rmtree(partial, ignore_errors=True)
-        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum, out, written=written) from None
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
+        told = ending(exc, out, written=published)
+        if told is None:
+            raise
+        raise told from None
+    finally:
+        if leftover is not None:
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
-def publish(partial: Path, target: Path) -> None:
-    """Make the complete directory `partial` the directory `target`: a rename when `target`
-    is absent or empty, an exchange (or, failing that, two renames) when it holds an export;
-    the old export is then deleted."""
+def _swap_in(partial: Path, target: Path) -> Path | None:
+    """Renames only: the complete directory `partial` becomes `target`, by a rename when
+    `target` is absent or empty, by an exchange (or, failing that, two renames) when it holds
+    an export; the earlier export's new place, to delete, or None."""
     try:
         os.rename(partial, target)
     except OSError as exc:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
             raise
     else:
-        sync_folder(target.parent)
-        return
+        return None
     if _exchange(partial, target):
-        sync_folder(target.parent)
-        shutil.rmtree(partial, ignore_errors=True)
-        return
-    old = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.old")
-    swapped = False
+        return partial
+    old = beside(target, "old")
+    os.rename(target, old)
     try:
-        with held_signals():  # never `target` missing, the earlier export set aside
-            os.rename(target, old)
-            try:
-                os.rename(partial, target)
-            except BaseException:
-                os.rename(old, target)
-                raise
-            swapped = True
-        sync_folder(target.parent)
-    finally:
-        if swapped:
-            shutil.rmtree(old, ignore_errors=True)
+        os.rename(partial, target)
+    except BaseException:
+        os.rename(old, target)  # never `target` missing
+        raise
+    return old
 
 
-def _is_ours(path: Path, ours: os.stat_result | None) -> bool:
-    """Whether `path` is now the folder `ours` was made as: whether the rename that publishes
-    it happened, asked of the disk rather than of a flag set after it, which a signal could
-    come before. Asked before that folder is deleted, whose inode could then be reused."""
-    if ours is None:
-        return False
-    try:
-        return os.path.samestat(path.stat(), ours)
-    except OSError:
-        return False
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """The C library's `renameat2`, None where there is none."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    return getattr(ctypes.CDLL(name, use_errno=True), "renameat2", None)
 
 
 def _exchange(first: Path, second: Path) -> bool:
     """Swap two directories atomically (Linux `renameat2`); False where the system or the
     filesystem cannot."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
-    libc = ctypes.CDLL(name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
+    renameat2 = _renameat2()
     if renameat2 is None:
         return False
     result = renameat2(

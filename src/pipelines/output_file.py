@@ -28,8 +28,8 @@ import secrets
 import signal
 import stat
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from pipelines.exits import Interrupted, OutputNotWritten, say_if_output_fails
@@ -95,48 +95,63 @@ def _handled(signals: Iterable[int]) -> list[int]:
     return [sig for sig in signals if signal.getsignal(sig) is not signal.SIG_IGN]
 
 
+def beside(target: Path, kind: str) -> Path:
+    """A new hidden name in `target`'s folder for a file or folder of `kind` ("partial",
+    "old") on its way to or from `target`: same filesystem, so that a rename can move it."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.{kind}")
+
+
 @contextmanager
-def _terminations_raise() -> Iterator[None]:
-    """For the duration, SIGTERM and SIGHUP raise `_Terminated` (in the main thread, where
-    Python runs signal handlers), so that cleanup code runs as it does for Ctrl-C."""
+def _signals_to(handler: Callable[[int, object], None], signals: Iterable[int]) -> Iterator[None]:
+    """For the duration, `signals` (those not ignored) go to `handler`; in the main thread
+    only, where Python runs signal handlers."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def _raise(signum: int, _frame: object) -> None:
-        raise _Terminated(signum)
-
-    ending = _handled((signal.SIGTERM, signal.SIGHUP))
-    previous = {sig: signal.signal(sig, _raise) for sig in ending}
+    previous = {sig: signal.signal(sig, handler) for sig in _handled(signals)}
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, before in previous.items():
+            signal.signal(sig, before)
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
+def terminations_raise() -> AbstractContextManager[None]:
+    """For the duration, SIGTERM and SIGHUP raise `_Terminated`, so that cleanup code runs as
+    it does for Ctrl-C."""
+    return _signals_to(_raise_terminated, (signal.SIGTERM, signal.SIGHUP))
 
 
 @contextmanager
 def held_signals() -> Iterator[None]:
     """For the duration, Ctrl-C, SIGTERM and SIGHUP wait: one that comes is delivered as it
-    would have been once the block is over, so that renames that belong together (the files
-    of one output, an old folder set aside and the new one put in its place) are never cut
-    between. Only renames belong inside: they take no time."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    would have been once the block is over, whether the block ended well or not, so that
+    renames that belong together (the files of one output, an old folder set aside and the
+    new one put in its place) are never cut between. Only renames belong inside: they take
+    no time."""
     pending: list[int] = []
-
-    def _hold(signum: int, _frame: object) -> None:
-        pending.append(signum)
-
-    previous = {sig: signal.signal(sig, _hold) for sig in _handled(_ENDING_SIGNALS)}
     try:
-        yield
+        with _signals_to(lambda signum, _frame: pending.append(signum), _ENDING_SIGNALS):
+            yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    for sig in dict.fromkeys(pending):
-        signal.raise_signal(sig)
+        for sig in dict.fromkeys(pending):
+            signal.raise_signal(sig)
+
+
+def ending(exc: BaseException, out: Path, *, written: bool) -> Exception | None:
+    """How a write of `out` that `exc` stopped ends for the user: `OutputNotWritten` for a
+    write the system refused, `Interrupted` for a signal (`written`: the target had already
+    been replaced whole); None for anything else, to be raised as it is."""
+    if isinstance(exc, OSError):
+        return OutputNotWritten(exc, out, written=written)
+    if isinstance(exc, _Terminated | KeyboardInterrupt):
+        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
+        return Interrupted(signum, out, written=written)
+    return None
 
 
 def write_whole(lines: Iterable[bytes], out: Path, target: Path) -> int:
@@ -159,15 +174,12 @@ def write_together(files: Sequence[tuple[Iterable[bytes], Path, Path]]) -> list[
     signals held, so that a failure or a signal while writing leaves every earlier file as it
     was. Should a rename itself fail, the files already replaced are said
     (`say_if_output_fails`)."""
-    partials = [
-        target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
-        for _lines, _out, target in files
-    ]
+    partials = [beside(target, "partial") for _lines, _out, target in files]
     counts: list[int] = []
     replaced: list[Path] = []
     out = files[0][1]  # the file an error names: the one being written or renamed
     try:
-        with _terminations_raise():
+        with terminations_raise():
             for partial, (lines, name, _target) in zip(partials, files, strict=True):
                 out = name
                 descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -189,18 +201,12 @@ def write_together(files: Sequence[tuple[Iterable[bytes], Path, Path]]) -> list[
                     replaced.append(out)  # no signal comes between: `replaced` is certain
             for folder in dict.fromkeys(target.parent for _lines, _out, target in files):
                 sync_folder(folder)
-    except OSError as exc:
-        written = out in replaced
+    except BaseException as exc:
         _cleared(partials, replaced, out)
-        raise OutputNotWritten(exc, out, written=written) from None
-    except (_Terminated, KeyboardInterrupt) as exc:
-        written = out in replaced
-        _cleared(partials, replaced, out)
-        signum = exc.signum if isinstance(exc, _Terminated) else signal.SIGINT
-        raise Interrupted(signum, out, written=written) from None
-    except BaseException:
-        _cleared(partials, replaced, out)
-        raise
+        told = ending(exc, out, written=out in replaced)
+        if told is None:
+            raise
+        raise told from None
     return counts
 
 

@@ -4,6 +4,7 @@ DIR as it was with no staging directory behind."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -220,9 +221,29 @@ def test_ctrl_c_during_the_renames_of_an_overwrite_waits_for_the_new_export_in_p
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    ("raised", "code", "said"),
+    [
+        (KeyboardInterrupt(), 130, "error: interrupted: nothing was written to {out}"),
+        (
+            OSError(errno.EIO, os.strerror(errno.EIO)),
+            3,
+            "error: could not write {out}: "
+            + os.strerror(errno.EIO)
+            + "; nothing was written to it",
+        ),
+    ],
+)
 def test_a_failed_second_rename_of_an_overwrite_puts_the_earlier_export_back(
-    ledger: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    raised: BaseException,
+    code: int,
+    said: str,
+    ledger: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """A disk error is what a failing second rename really is (a signal waits for both
+    renames); either way the earlier export is put back and nothing is said written."""
     out = tmp_path / "out"
     before = _earlier_export_not_swappable(ledger, out, monkeypatch)
     real = os.rename
@@ -230,15 +251,15 @@ def test_a_failed_second_rename_of_an_overwrite_puts_the_earlier_export_back(
 
     def rename(source, destination) -> None:
         if set_aside and str(source).endswith(".partial"):
-            raise KeyboardInterrupt
+            raise raised
         real(source, destination)
         set_aside.extend([destination] if str(destination).endswith(".old") else [])
 
     monkeypatch.setattr(os, "rename", rename)
     result = _export(ledger, out, "--overwrite")
     assert set_aside, "the earlier export was never set aside"
-    assert result.exit_code == 130
-    assert result.stderr.replace("\n", "") == f"error: interrupted: nothing was written to {out}"
+    assert result.exit_code == code
+    assert result.stderr.replace("\n", "") == said.format(out=out)
     assert _tree(out) == before
     assert _leftovers(tmp_path) == []
 

@@ -347,3 +347,15 @@ def test_a_failed_write_is_not_said_written_when_its_temporary_file_is_gone(
     assert said == (
         f"error: could not write {out}: No space left on device; nothing was written to it"
     )
+
+
+def test_a_signal_held_while_renames_fail_is_still_delivered() -> None:
+    """A SIGTERM that waits for the renames ends the command even when a rename then fails:
+    it is delivered once the renames are over, however they ended, never lost."""
+    with (
+        pytest.raises(output_file._Terminated),
+        output_file.terminations_raise(),
+        output_file.held_signals(),
+    ):
+        signal.raise_signal(signal.SIGTERM)
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
