@@ -37,7 +37,7 @@ from ledger.database import read_transaction
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
 from pipelines.lexicons import default_sha256
-from pipelines.recompute import GameSource, _replay, _sources
+from pipelines.recompute import GAMES_PER_TASK, GameSource, game_sources, replay_games
 from pipelines.season_rows import COLUMNS, TABLES
 
 ORDER: dict[str, tuple[str, ...]] = {
@@ -78,7 +78,7 @@ def snapshot(store: EventStore) -> Snapshot:
     """The head, the games filed at it, and whether the read models match them exactly."""
     head = store.head()
     with read_transaction(store.engine) as connection:
-        games = tuple(_sources(connection, head))
+        games = tuple(game_sources(connection, head))
         created = connection.execute(
             sa.select(events_table.c.stream, events_table.c.schema, events_table.c.payload).where(
                 events_table.c.seq <= head.seq, events_table.c.type == "GameCreated"
@@ -176,8 +176,8 @@ def _replayed(store: EventStore, head: Head, games: Sequence[GameSource]) -> dic
     """The games folded and turned into rows as `arbitru recompute` does (a game that cannot
     be folded has none)."""
     found: dict[str, list[tuple]] = {name: [] for name in TABLES}
-    for game in games:
-        replayed = _replay(game, store.read_stream(game.stream, up_to_seq=head.seq))
-        for name in TABLES:
-            found[name] += replayed.rows[name]
+    for start in range(0, len(games), GAMES_PER_TASK):
+        for replayed in replay_games(store, games[start : start + GAMES_PER_TASK], head.seq):
+            for name in TABLES:
+                found[name] += replayed.rows[name]
     return found

@@ -99,12 +99,10 @@ def _write(
     store: EventStore, shot: Snapshot, folder: Path, points: PointsTable
 ) -> tuple[tuple[ExportedFile, ...], dict[str, Any]]:
     every = _streams(store, shot.head)
+    streams = [s for s in every if s.startswith("tournament/")]
+    read = store.read_streams(streams, shot.head.seq)
     tournaments = [
-        fold_tournament(
-            (e.type, e.schema, e.payload) for e in store.read_stream(s, up_to_seq=shot.head.seq)
-        )
-        for s in every
-        if s.startswith("tournament/")
+        fold_tournament((e.type, e.schema, e.payload) for e in read.get(s, [])) for s in streams
     ]
     seasons_of = {g.stream: g.season for g in shot.games}
     seasons_of.update({f"tournament/{t.tournament_id}": t.season for t in tournaments})

@@ -117,7 +117,7 @@ class Summary:
     problems: tuple[tuple[str, str], ...]
 
 
-def _sources(connection: sa.Connection, head: Head) -> list[GameSource]:
+def game_sources(connection: sa.Connection, head: Head) -> list[GameSource]:
     e = events_table
     upto = e.c.seq <= head.seq
     filing = connection.execute(
@@ -161,7 +161,7 @@ def plan(
     whether or not they changed (a rebuild)."""
     head = store.head()
     with store.engine.connect() as connection, connection.begin():
-        sources = [s for s in _sources(connection, head) if selection.covers(s)]
+        sources = [s for s in game_sources(connection, head) if selection.covers(s)]
         done = {
             row.game_id: (row.last_seq, row.season, row.tournament_id)
             for row in connection.execute(
@@ -199,11 +199,18 @@ def _replay(source: GameSource, stored: list[RecordedEvent]) -> GameResult:
     return GameResult(source, variant, rows, problem)
 
 
-def _replay_batch(batch: Sequence[GameSource], up_to_seq: int) -> list[GameResult]:
-    """A batch of games read from the worker's ledger in one query, each replayed."""
-    assert _worker_store is not None
-    stored = _worker_store.read_streams([source.stream for source in batch], up_to_seq)
+def replay_games(
+    store: EventStore, batch: Sequence[GameSource], up_to_seq: int
+) -> list[GameResult]:
+    """A batch of games read from `store` in one query (up to `up_to_seq`), each replayed:
+    what a worker does per task, and the export where the read models are not fresh."""
+    stored = store.read_streams([source.stream for source in batch], up_to_seq)
     return [_replay(source, stored.get(source.stream, [])) for source in batch]
+
+
+def _replay_batch(batch: Sequence[GameSource], up_to_seq: int) -> list[GameResult]:
+    assert _worker_store is not None
+    return replay_games(_worker_store, batch, up_to_seq)
 
 
 def _replay_all(
