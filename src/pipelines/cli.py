@@ -30,11 +30,13 @@ from pipelines.exits import (
     ExitCode,
     Interrupted,
     OutputNotWritten,
+    OutputRefused,
     ended,
     guarded_output,
     nothing_done_yet,
     tell,
 )
+from pipelines.inputs import fail
 
 SUB_APPS: dict[str, tuple[str, str]] = {
     "engine": ("pipelines.engine_cli:engine_app", "The rules engine: score moves, find the top."),
@@ -141,6 +143,8 @@ class _SubApps(TyperGroup):
         nothing_done_yet()
         try:
             return super().invoke(ctx)
+        except OutputRefused as exc:
+            fail(str(exc))
         except (OutputNotWritten, Interrupted) as exc:
             raise typer.Exit(ended(exc)) from None
         except KeyboardInterrupt:  # Ctrl-C elsewhere; Click alone says "Aborted!" and exits 1

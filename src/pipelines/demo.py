@@ -30,7 +30,6 @@ from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
 from pipelines.game_views import err, out, write_svg
 from pipelines.inputs import fail
-from pipelines.output_file import OutputRefused
 from pipelines.parquet_export import export_parquet
 from pipelines.recompute import Selection, plan, recompute
 from pipelines.tournament_cli import show_season
@@ -154,10 +153,7 @@ def _draw_final_board(opened: EventStore, replayed: tuple[TournamentResult, ...]
     assert state.context is not None
     spot = position(state)
     title = f"{game_id}, final board" + (f" (round {spot.round})" if spot.round else "")
-    try:
-        write_svg(svg, spot, state.context.ruleset, title)
-    except OutputRefused as exc:
-        fail(str(exc))
+    write_svg(svg, spot, state.context.ruleset, title)
     return game_id
 
 

@@ -34,6 +34,12 @@ class ExitCode(IntEnum):
     """An internal error: a bug in Arbitru, to be reported."""
 
 
+class OutputRefused(Exception):
+    """The output cannot be written there (a FIFO, a directory, a missing folder, an export
+    folder not empty): the user's input is unusable, exit 2; the message says why and what to
+    do (`pipelines.output_file`, `pipelines.export_dir`)."""
+
+
 class OutputNotWritten(Exception):
     """Writing the output failed: stdout or stderr, or (`out`) an output file, whose target
     was fine but whose writing the system refused (a full disk, a failing device, a

@@ -18,7 +18,6 @@ from ledger.database import DEFAULT_URL
 from pipelines.game_common import reported
 from pipelines.game_views import out as console
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
-from pipelines.output_file import OutputRefused
 from pipelines.parquet_export import Export, ExportError, export_parquet
 from pipelines.tournaments import PointsTable, TournamentError
 
@@ -54,7 +53,7 @@ def export_command(
     try:
         with reported(), EventStore(db, read_only=True) as ledger:
             written = export_parquet(ledger, out, overwrite=overwrite, points=table)
-    except (OutputRefused, ExportError) as exc:
+    except ExportError as exc:
         fail(str(exc))
     if as_json:
         emit_json(_summary(written))

@@ -16,7 +16,6 @@ from pipelines import game_views as views
 from pipelines.game_common import GameArg, loaded, store
 from pipelines.game_service import Game, replay_to
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
-from pipelines.output_file import OutputRefused
 
 
 def _ruleset(game: Game) -> Ruleset:
@@ -96,10 +95,7 @@ def replay_command(
     spot = position(state, player)
     if svg is not None:
         title = f"{read.game_id}, " + (f"round {spot.round}" if spot.round else "start")
-        try:
-            views.write_svg(svg, spot, ruleset, title)
-        except OutputRefused as exc:
-            fail(str(exc))
+        views.write_svg(svg, spot, ruleset, title)
     if as_json:
         emit_json(game_json.position_json(read.game_id, state, spot, player))
     elif svg is not None:

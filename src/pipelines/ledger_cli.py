@@ -45,7 +45,7 @@ from pipelines.ledger_progress import (
     progress,
     shows_progress,
 )
-from pipelines.output_file import OutputRefused, output_target, write_whole
+from pipelines.output_file import output_target, write_whole
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -204,10 +204,7 @@ def export_command(
             f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
             f"{STREAM_FORMAT}"
         )
-    try:
-        target = None if out is None else output_target(out)
-    except OutputRefused as exc:
-        fail(str(exc))
+    target = None if out is None else output_target(out)
     with _store(db) as store:
         rows = store.iter_rows(stream=stream)
         if target is None:
@@ -220,15 +217,8 @@ def export_command(
                 _err, "exporting", total, in_bytes=False, shown=shows_progress(_err)
             ) as advance:
                 lines = (row_line(row) for row in counted_rows(rows, advance))
-                count = _export_to_file(lines, out, target)
+                count = write_whole(lines, out, target)
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
-
-
-def _export_to_file(lines: Iterator[bytes], out: Path, target: Path) -> int:
-    try:
-        return write_whole(lines, out, target)
-    except OutputRefused as exc:
-        fail(str(exc))
 
 
 def _export_to_stdout(lines: Iterator[bytes]) -> int | None:

@@ -35,7 +35,6 @@ from pipelines.lexicons import (
     load_dictionary,
     register_list,
 )
-from pipelines.output_file import OutputRefused
 from pipelines.wordlists import WordListError
 
 lexicon_app = typer.Typer(help="Word lists.", no_args_is_help=True)
@@ -46,7 +45,6 @@ _EXPECTED = (
     ImplausibleBuild,
     LexiconSpecError,
     WordListError,
-    OutputRefused,
     OSError,
 )
 

@@ -32,12 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from pipelines.exits import Interrupted, OutputNotWritten, say_if_output_fails
-
-
-class OutputRefused(Exception):
-    """The output cannot be written there; the message says why and what to do."""
-
+from pipelines.exits import Interrupted, OutputNotWritten, OutputRefused, say_if_output_fails
 
 _FILE_KINDS = (
     (stat.S_ISDIR, "a directory"),

@@ -41,7 +41,7 @@ from pipelines.ledger_cli import (
     _store,
     ledger_app,
 )
-from pipelines.output_file import OutputRefused, output_target, write_whole
+from pipelines.output_file import output_target, write_whole
 
 keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
 
@@ -236,10 +236,7 @@ def _write_document(document: dict[str, Any], out: Path | None) -> None:
     if out is None:
         typer.echo(text, nl=False)
         return
-    try:
-        write_whole([text.encode("utf-8")], out, output_target(out))
-    except OutputRefused as exc:
-        fail(str(exc))
+    write_whole([text.encode("utf-8")], out, output_target(out))
     _err.print(f"proof written to {out}", soft_wrap=True)
 
 

@@ -23,7 +23,7 @@ from ledger.jsonl import row_line
 from pipelines.game_common import store
 from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
-from pipelines.output_file import OutputRefused, output_target, write_whole
+from pipelines.output_file import output_target, write_whole
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.tournaments import (
     PointsTable,
@@ -215,10 +215,7 @@ def simulate_command(
     end by simulated players of different strength with the engine's move generator, with
     mistakes, late slips and the arbiter's corrections. The same seed and sizes write the same
     file, byte for byte. Import it with `arbitru ledger import FILE`."""
-    try:
-        target = output_target(out_file)
-    except OutputRefused as exc:
-        fail(str(exc))
+    target = output_target(out_file)
     started = time.monotonic()
     plan = plan_season(seed, tournaments, games, players)
     with (
@@ -235,10 +232,7 @@ def simulate_command(
             err.print(f"  {done}/{total} games, {time.monotonic() - started:.0f} s")
         fixed_record(scratch_store, season_store, seed)
         rows = (row_line(row) for row in season_store.iter_rows())
-        try:
-            count = write_whole(rows, out_file, target)
-        except OutputRefused as exc:
-            fail(str(exc))
+        count = write_whole(rows, out_file, target)
     out.print(
         f"wrote {count} events of season {plan.season} ({len(plan.tournaments)} tournament(s), "
         f"{total} game(s)) to {escape(str(out_file))} in {time.monotonic() - started:.1f} s"
