@@ -10,7 +10,6 @@ stderr says so and the pure-Python one gives the same moves, more slowly.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -124,7 +123,7 @@ def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | 
         source = line.source
         if line.error is not None:
             clean = False
-            typer.echo(json.dumps({"line": line.number, "error": line.error}))
+            emit_json({"line": line.number, "error": line.error}, sort_keys=False)
             continue
         data = line.data or {}
         try:

@@ -52,7 +52,7 @@ from pipelines.game_service import (
     dictionary_ref,
     stream_of,
 )
-from pipelines.inputs import DbOption, JsonOption, RulesetOption, fail
+from pipelines.inputs import DbOption, DictOption, JsonOption, RulesetOption, fail
 
 SeedFileOption = Annotated[
     Path | None,
@@ -123,12 +123,7 @@ def create_command(
         Path | None, typer.Option("--players", help="A file of players, one id[:Name] a line.")
     ] = None,
     ruleset: RulesetOption = "ro-frs",
-    dict_spec: Annotated[
-        str | None,
-        typer.Option(
-            "--dict", help="Word list: a file, a registered list's SHA-256, or 'default'."
-        ),
-    ] = None,
+    dict_spec: DictOption = None,
     draw: Annotated[
         str, typer.Option("--draw", help="manual (the arbiter enters tiles) or seeded.")
     ] = "manual",

@@ -56,15 +56,15 @@ CLUBS = ("CS Litera", "Clubul Cuvântul", "CSM Scrabble Cluj", "Vocala Iași", "
 ARBITER = "arbitru-principal"
 GAMES_A_DAY = 3
 
-SEASON_VARIANTS = ("duplicate", "completiv", "anticipation")
-"""The variants a simulated season's tournaments play, in turn (see the module's docstring)."""
-
 PLAYS: dict[str, Callable[[EventStore, Scenario], Played]] = {
     "duplicate": simulate_game.play,
     "completiv": simulate_completiv.play,
     "anticipation": simulate_anticipation.play,
 }
 """How a game of each variant is played by simulated players."""
+
+SEASON_VARIANTS = tuple(PLAYS)
+"""The variants a simulated season's tournaments play, in turn (see the module's docstring)."""
 
 TITLES = {"duplicate": "", "completiv": " (duplicat-completiv)",
           "anticipation": " (anticipație cu metagrame)"}  # fmt: skip
