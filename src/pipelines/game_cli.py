@@ -264,7 +264,7 @@ def draw_command(
         )
         return [command]
 
-    run(db, game, draw, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run(db, game, draw, dry_run=dry_run, as_json=as_json)
 
 
 def submit_command(

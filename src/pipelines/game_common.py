@@ -140,7 +140,6 @@ def run(
     dry_run: bool,
     as_json: bool,
     create: bool = False,
-    round_number: int | None = None,
 ) -> None:
     """Hand the commands to the service and show what happened. A dry run of `create` on a
     ledger that does not exist yet runs against none, and creates none."""
@@ -152,7 +151,7 @@ def run(
             outcome = execute(opened, game, commands, dry_run=dry_run)
             if any(event.type in _SIGNED_AFTER for event in outcome.recorded):
                 _checkpoint(opened)
-    views.show_outcome(outcome, as_json=as_json, round_number=round_number)
+    views.show_outcome(outcome, as_json=as_json)
 
 
 _SIGNED_AFTER = frozenset({"RoundClosed", "GameEnded"})
@@ -198,7 +197,7 @@ def run_in_round(
     made: Commands = (
         about(round_number) if round_number is not None else lambda now: about(round_of(now, None))
     )
-    run(db, game, made, dry_run=dry_run, as_json=as_json, round_number=round_number)
+    run(db, game, made, dry_run=dry_run, as_json=as_json)
 
 
 def round_of(game: Game, given: int | None, *, drawing: bool = False) -> int:

@@ -57,13 +57,13 @@ def _event_line(event: dict[str, Any]) -> str:
     )
 
 
-def show_outcome(outcome: Outcome, *, as_json: bool, round_number: int | None) -> None:
+def show_outcome(outcome: Outcome, *, as_json: bool) -> None:
     """The events a command appended, or in a dry run would append (and then how the round's
     results and the standings would change)."""
     recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
     events = [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)]
     game = outcome.stream.split("/", 1)[1]
-    number = round_number if round_number is not None else _round_touched(outcome)
+    number = _round_touched(outcome)
     if as_json:
         value: dict[str, Any] = {
             "game_id": game,
