@@ -250,12 +250,12 @@ def dictionary_note(state: GameState) -> str | None:
 def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
     """`game standings --json`: `{"game_id", "standings": [{"rank", "player_id", "name",
     "total", "solos", "pct_of_top", "rounds"}], ...}`."""
-    rows = standings(state)
+    rows, tops = ranked(state)
     return {
         "game_id": game_id,
         "rounds": len(state.rounds),
         "closed_rounds": sum(1 for r in state.rounds if r.closed),
-        "top_total": top_total(state),
+        "top_total": tops,
         "standings": [standing_json(s) for s in rows],
         "dictionary": dictionary_json(state),
         "ended": state.ended,
@@ -263,10 +263,14 @@ def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
     }
 
 
-def top_total(state: GameState) -> int:
-    """The sum of the rounds' tops (an open round's as closing it now would place it)."""
-    tops = (round_top(state, rnd) for rnd in state.rounds)
-    return sum(top.score for top in tops if top is not None)
+def ranked(state: GameState) -> tuple[tuple[Standing, ...], int]:
+    """The standings and the sum of the rounds' tops (an open round's as closing it now
+    would place it), each round explained once for both."""
+    if state.context is None:  # a game that cannot be judged: its recorded tops only
+        tops = (round_top(state, rnd) for rnd in state.rounds)
+        return (), sum(top.score for top in tops if top is not None)
+    results = [round_results(state, rnd.number, submissions=False) for rnd in state.rounds]
+    return standings(state, results), sum(r.top.score for r in results if r.top is not None)
 
 
 def position_json(game_id: str, state: GameState, spot: Position, player: str | None) -> dict:

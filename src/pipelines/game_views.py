@@ -35,11 +35,11 @@ from pipelines.game_completiv import show_player as show_completiv_player
 from pipelines.game_json import (
     dictionary_note,
     event_json,
+    ranked,
     results_json,
     standing_json,
     time_text,
     top_json,
-    top_total,
 )
 from pipelines.game_service import Outcome
 from pipelines.inputs import emit_json
@@ -342,16 +342,15 @@ def show_standings(game_id: str, state: GameState) -> None:
         ("% of top", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in standings(state):
+    rows, tops = ranked(state)
+    for row in rows:
         pct = f"{row.pct:.2f}" if row.pct is not None else "-"
         cells = (row.rank, row.player_id, row.name or "", row.total, row.solos, pct)
         table.add_row(*(Text(str(cell)) for cell in cells))  # plain text: no markup to parse
     out.print(table)
     if note := dictionary_note(state):
         out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
-    out.print(
-        f"top total: {top_total(state)}" + (f"; game ended: {state.ended}" if state.ended else "")
-    )
+    out.print(f"top total: {tops}" + (f"; game ended: {state.ended}" if state.ended else ""))
 
 
 def show_position(
