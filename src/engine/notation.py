@@ -45,6 +45,12 @@ class Move:
     claimed: int | None = None
     prefix: str | None = None
 
+    def laid(self) -> tuple:
+        """What is placed and scored: every field but those written beside the move (a
+        claimed score, an online game's prefix), which a new field must join or not. A tuple,
+        not a Move: it keys a cache on the replay's hot path."""
+        return (self.row, self.col, self.across, self.word, self.jokers, self.chosen)
+
     def squares(self) -> list[tuple[int, int]]:
         dr, dc = (0, 1) if self.across else (1, 0)
         return [(self.row + i * dr, self.col + i * dc) for i in range(len(self.word))]

@@ -83,8 +83,7 @@ class GameContext:
         """A parsed move checked on a board with a rack (`engine.verdict.check_move`), cached
         by the tiles it lays: players write the same move with and without a claimed score or
         an online game's prefix, and it is placed and scored once."""
-        key = (board.rows, rack, move.row, move.col, move.across, move.word, move.jokers,
-               move.chosen)  # fmt: skip
+        key = (board.rows, rack, *move.laid())
         found = self._checked.get(key)
         if found is None:
             found = self._checked[key] = check_move(

@@ -248,7 +248,7 @@ def entry_of(event: SubmissionReceived | SubmissionCorrected, recorded: Recorded
                     event.reason if correction else None)  # fmt: skip
 
 
-def submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
+def _submitted(rnd: RoundState, player_id: str, part: int, what: str) -> None:
     player = rnd.players.get(player_id)
     if player is None or not any(r.part == part for r in player.received):
         raise Ignore(
@@ -268,7 +268,7 @@ def annulled(
     the variant's `settle_player`."""
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
-    submitted(rnd, event.player_id, event.part, "annul")
+    _submitted(rnd, event.player_id, event.part, "annul")
     decision = _decision(
         recorded, "SubmissionAnnulled", event.round,
         player_id=event.player_id, part=event.part, reason=event.reason,
@@ -294,7 +294,7 @@ def corrected(
     player's parts settled again by the variant's `settle_player`."""
     rnd = open_round(state, event.round)
     known_player(state, event.player_id)
-    submitted(rnd, event.player_id, event.part, "correct")
+    _submitted(rnd, event.player_id, event.part, "correct")
     player = rnd.players[event.player_id]
     decision = _decision(
         recorded, "SubmissionCorrected", event.round,

@@ -502,3 +502,23 @@ def test_later_arrival_counts_even_when_its_slip_was_entered_first(table):
     result = _result(game, "ana")
     assert result.score == 14
     assert [s.status for s in result.submissions] == ["counted", "superseded"]
+
+
+def test_the_same_move_written_two_ways_is_judged_as_each_player_wrote_it(table):
+    """Section 4, notation: a claimed score and an online game's prefix are not part of the
+    move. Players laying the same tiles are placed and scored once, but each verdict keeps the
+    move as its player wrote it, and only a wrong claim earns the claim's warning."""
+    game = _round_one(table)
+    _submit(game, "ana", "H4: CARTEA = 99 p")
+    _submit(game, "bob", "P1-T1 - H4: CARTEA")
+    verdicts = {
+        player: round_.players[player].parts[0].judgement.verdict
+        for round_ in game.state.rounds
+        for player in ("ana", "bob")
+    }
+    ana, bob = verdicts["ana"], verdicts["bob"]
+    assert ana.score == bob.score == 14
+    assert (ana.move.claimed, ana.move.prefix) == (99, None)
+    assert (bob.move.claimed, bob.move.prefix) == (None, "P1-T1")
+    assert ana.warnings == ("claimed 99 points, computed 14",)
+    assert bob.warnings == ()
