@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from engine.bag import Bag, BagError
@@ -54,26 +54,24 @@ def _meets(vowels: int, consonants: int, jokers: int, minimum: DrawMinimum) -> b
     return short <= jokers
 
 
-def _kinds(tiles: str, vowels: frozenset[str]) -> tuple[int, int, int]:
-    """(vowels, consonants, jokers) among tiles."""
-    jokers = tiles.count(JOKER)
-    v = sum(1 for t in tiles if t in vowels)
-    return v, len(tiles) - jokers - v, jokers
+def _kinds(counts: Mapping[str, int], vowels: frozenset[str]) -> tuple[int, int, int]:
+    """(vowels, consonants, jokers) among tiles counted by kind (a rack's, a bag's)."""
+    jokers = counts.get(JOKER, 0)
+    v = sum(n for tile, n in counts.items() if tile in vowels)
+    return v, sum(counts.values()) - jokers - v, jokers
 
 
 def keeps_rule(rack: str, minimum: DrawMinimum, vowels: frozenset[str]) -> bool:
     """Whether a rack holds the minimum of vowels and consonants, jokers counting as either."""
-    return _meets(*_kinds(rack, vowels), minimum)
+    return _meets(*_kinds(Counter(rack), vowels), minimum)
 
 
 def can_keep_rule(
     leftover: str, bag: Bag, needed: int, minimum: DrawMinimum, vowels: frozenset[str]
 ) -> bool:
     """Whether some draw of `needed` tiles from the bag makes a rack that keeps the rule."""
-    lv, lc, lj = _kinds(leftover, vowels)
-    bj = bag.count(JOKER)
-    bv = sum(n for tile, n in bag.counts.items() if tile in vowels)
-    bc = len(bag) - bv - bj
+    lv, lc, lj = _kinds(Counter(leftover), vowels)
+    bv, bc, bj = _kinds(bag.counts, vowels)
     for v in range(min(needed, bv) + 1):
         for j in range(min(needed - v, bj) + 1):
             c = needed - v - j
@@ -110,7 +108,7 @@ def check_manual_draw(
 ) -> list[Problem]:
     """Every reason a hand draw cannot be recorded as it is (empty when it can)."""
     problems = []
-    named = [*((f"rejected draw {t or '(empty)'}", t) for t in rejected)]
+    named = [(f"rejected draw {t or '(empty)'}", t) for t in rejected]
     for label, tiles in [*named, (f"draw {drawn or '(empty)'}", drawn)]:
         if len(tiles) != plan.needed:
             problems.append(
