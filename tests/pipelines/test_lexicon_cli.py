@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app
@@ -146,7 +145,6 @@ def test_info_of_the_default_list(default_home):
 
 
 def test_build_from_given_hunspell_files_writes_the_three_files(home, tmp_path):
-    pytest.importorskip("wordfreq")
     out = tmp_path / "out"
     result = build_small(tmp_path, "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
@@ -167,7 +165,6 @@ def _leftovers(folder: Path) -> list[str]:
 
 
 def test_build_out_follows_a_symlink_and_replaces_its_target_whole(home, tmp_path):
-    pytest.importorskip("wordfreq")
     plain = tmp_path / "plain"
     assert build_small(tmp_path, "--out", str(plain)).exit_code == 0
     archive = tmp_path / "archive"
@@ -188,7 +185,6 @@ def test_build_out_follows_a_symlink_and_replaces_its_target_whole(home, tmp_pat
 
 
 def test_build_out_refuses_a_fifo_with_exit_2_before_writing_any_file(home, tmp_path):
-    pytest.importorskip("wordfreq")
     out = tmp_path / "out"
     out.mkdir()
     os.mkfifo(out / "NOTICE")
@@ -200,7 +196,6 @@ def test_build_out_refuses_a_fifo_with_exit_2_before_writing_any_file(home, tmp_
 
 
 def test_build_out_on_a_full_disk_exits_3_and_leaves_no_temporary_file(home, tmp_path, disk_full):
-    pytest.importorskip("wordfreq")
     out = tmp_path / "out"
     out.mkdir()
     (out / WORDS).write_bytes(b"an earlier list\n")
@@ -231,7 +226,6 @@ main()
 def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_file(
     home, tmp_path, reaches
 ):
-    pytest.importorskip("wordfreq")
     aff, dic = rospell_like(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
@@ -275,7 +269,6 @@ def test_identifiers_are_printed_whole_at_a_narrow_terminal(home, tmp_path):
 
 
 def test_identifier_of_a_build_is_printed_whole_at_a_narrow_terminal(home, tmp_path):
-    pytest.importorskip("wordfreq")
     aff, dic = rospell_like(tmp_path)
     result = runner.invoke(
         app,
@@ -289,7 +282,6 @@ def test_identifier_of_a_build_is_printed_whole_at_a_narrow_terminal(home, tmp_p
 
 
 def test_build_without_out_never_writes_into_the_installed_package(home, tmp_path):
-    pytest.importorskip("wordfreq")
     before = {p.name: p.read_bytes() for p in SHIPPED.iterdir() if p.is_file()}
     try:
         result = build_small(tmp_path, "--json")
@@ -308,7 +300,6 @@ def test_build_without_out_never_writes_into_the_installed_package(home, tmp_pat
 
 
 def test_build_refuses_an_empty_or_implausible_result_and_says_why(home, tmp_path):
-    pytest.importorskip("wordfreq")
     garbage = tmp_path / "garbage"
     garbage.write_text("Zm9v YmFy\nqwe=rty/uiop\n0x1f 0x2e\n", "utf-8")
     out = tmp_path / "out"
@@ -323,7 +314,6 @@ def test_build_refuses_an_empty_or_implausible_result_and_says_why(home, tmp_pat
 
 
 def test_build_refuses_a_list_without_two_letter_words(home, tmp_path):
-    pytest.importorskip("wordfreq")
     result = lexicon("build", "--aff", str(DATA / "tiny.aff"), "--dic", str(DATA / "tiny.dic"),
                      "--min-words", "1", "--out", str(tmp_path / "out"))  # fmt: skip
     assert result.exit_code == 2
@@ -370,7 +360,6 @@ def test_list_with_out_of_bounds_words_is_added_with_a_warning_and_a_count(home,
 
 
 def test_build_shows_progress_on_stderr_only_when_it_is_a_terminal(tmp_path):
-    pytest.importorskip("wordfreq")
     aff, dic = rospell_like(tmp_path)
     args = ("build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5")
     code, stderr = stderr_of(True, *args, home=tmp_path / "tty")
@@ -434,7 +423,6 @@ def test_build_out_failing_on_its_second_file_leaves_all_three_earlier_files(
 ):
     """The three files are replaced together or not at all: never a new word list beside
     the two-letter list and NOTICE of an earlier build."""
-    pytest.importorskip("wordfreq")
     out = tmp_path / "out"
     before = _earlier_build(out)
     real = os.fsync
@@ -458,7 +446,6 @@ def test_build_out_failing_on_its_second_file_leaves_all_three_earlier_files(
 def test_build_out_says_which_files_were_replaced_when_a_later_rename_fails(
     home, tmp_path, monkeypatch
 ):
-    pytest.importorskip("wordfreq")
     out = tmp_path / "out"
     _earlier_build(out)
 
@@ -479,7 +466,6 @@ def test_build_out_says_which_files_were_replaced_when_a_later_rename_fails(
 def test_build_out_signalled_during_the_renames_replaces_all_three_and_says_so(
     home, tmp_path, monkeypatch
 ):
-    pytest.importorskip("wordfreq")
     plain = tmp_path / "plain"
     assert build_small(tmp_path, "--out", str(plain)).exit_code == 0
     out = tmp_path / "out"

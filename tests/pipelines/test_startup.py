@@ -131,7 +131,7 @@ def test_the_root_help_shows_each_sub_apps_own_help(name):
     assert cli.load_sub_app(name).help == cli.SUB_APPS[name][1]
 
 
-def test_the_game_help_lists_every_game_command_in_order_and_a_typo_gets_a_suggestion():
+def test_the_game_help_lists_every_game_command_and_a_typo_gets_a_suggestion():
     assert all(callable(cli._attribute(where)) for where in cli.GAME_COMMANDS.values())
     shown = runner.invoke(cli.app, ["game", "--help"], env={"COLUMNS": "100"}).stdout
     commands = shown[shown.index("Commands") :].splitlines()

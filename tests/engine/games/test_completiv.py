@@ -139,6 +139,17 @@ def test_unmarked_letter_from_the_stock_is_a_notation_error_annulled(completiv):
     assert "marks no letter chosen from the stock" in result.parts[0].judgement.problems[0].message
 
 
+def test_a_move_of_the_drawn_tiles_alone_needs_no_mark(completiv):
+    """Section 3, marking the chosen letter: a mark is needed only for a letter the 6 drawn
+    tiles do not supply."""
+    game = completiv()
+    game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
+    _submit(game, 1, ana="H8: ACTOR")
+    result = _result(game, 1, "ana")
+    assert result.code is None and result.score > 0
+    assert result.parts[0].judgement.problems == ()
+
+
 def test_chosen_letter_not_laid_is_never_taken(completiv):
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
