@@ -200,8 +200,7 @@ class _AnticipationGame(_Game):
 
     def _weaker(self, player: SimulatedPlayer, board: Board, plan: _Plan) -> str:
         """A weaker move of the group, handed in first by a player who then changes their mind."""
-        found = self._moves(board, plan.group)
-        first = found[min(len(found) - 1, self.rng.randint(3, 30))]
+        first = self._weaker_of(self._moves(board, plan.group))
         return self._write_group(player, first.move, plan, board)
 
     def _write_group(self, player: SimulatedPlayer, move: Move, plan: _Plan, board: Board) -> str:

@@ -14,7 +14,7 @@ same events.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -37,6 +37,7 @@ from engine.games.commands import (
 )
 from engine.games.duplicate import tied_moves
 from engine.games.state import GameState, PlayerRound
+from engine.movegen import ScoredMove
 from engine.notation import Move, format_move, parse_move
 from ledger import EventStore
 from pipelines.game_service import dictionary_ref, execute, load_game
@@ -231,8 +232,7 @@ class _Game:
             elif kind == "resubmit":
                 rack = self._state().current
                 assert rack is not None
-                moves = self.sim.generator.moves(rack.board, rack.rack)
-                first = moves[min(len(moves) - 1, self.rng.randint(3, 30))]
+                first = self._weaker_of(self.sim.generator.moves(rack.board, rack.rack))
                 early = Slip(slip.player_id, format_move(first.move), slip.delay / 2)
                 slips.insert(index, early)
             else:
@@ -246,6 +246,11 @@ class _Game:
             if sum(1 for s in slips if s.player_id == player and s.part == 1) > 1:
                 self._note("superseded", number)
         return slips
+
+    def _weaker_of(self, found: Sequence[ScoredMove]) -> ScoredMove:
+        """A move some way below the top (moves best first), handed in first by a player who
+        then changes their mind."""
+        return found[min(len(found) - 1, self.rng.randint(3, 30))]
 
     def _corrections(
         self, slips: list[Slip], wanted: tuple[str, ...], number: int, at: datetime
