@@ -3,7 +3,10 @@ and a wait for a child process to reach the point where a test interrupts it."""
 
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,15 +20,22 @@ def _arbitru_home(tmp_path_factory):
 
 
 @pytest.fixture
-def reaches():
-    """`reaches(ready, process, what)`: wait (a minute at most) until a child process creates
-    the file `ready`, at the moment where the test sends it a signal; fail saying `what`
-    when it ends or never gets there."""
+def paused():
+    """`with paused(ready, what, args, **popen) as process:` a child process started, and
+    waited for (a minute at most) until it creates the file `ready`, at the moment where the
+    test sends it a signal; the test fails saying `what` when it ends or never gets there, and
+    the process is killed on the way out whatever happened."""
 
-    def wait(ready: Path, process: subprocess.Popen, what: str) -> None:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ready.exists(), what
+    @contextmanager
+    def start(ready: Path, what: str, args: list[str], **popen: Any) -> Iterator[subprocess.Popen]:
+        process = subprocess.Popen(args, **popen)
+        try:
+            deadline = time.monotonic() + 60
+            while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert ready.exists(), what
+            yield process
+        finally:
+            process.kill()
 
-    return wait
+    return start

@@ -97,7 +97,7 @@ app()
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_export_out_interrupted_by_a_signal_leaves_no_partial_file(
-    sqlite_url: str, tmp_path: Path, signum: int, code: int, reaches
+    sqlite_url: str, tmp_path: Path, signum: int, code: int, paused
 ) -> None:
     _ledger(sqlite_url)
     folder = tmp_path / "out"
@@ -105,17 +105,15 @@ def test_export_out_interrupted_by_a_signal_leaves_no_partial_file(
     out = folder / "export.jsonl"
     out.write_bytes(b"an earlier export\n")
     ready = tmp_path / "ready"
-    process = subprocess.Popen(
+    with paused(
+        ready,
+        "the export never started",
         [sys.executable, "-c", _SLOW_EXPORT, sqlite_url, str(out), str(ready)],
         stderr=subprocess.PIPE,
-    )
-    try:
-        reaches(ready, process, "the export never started")
+    ) as process:
         assert len(list(folder.iterdir())) == 2  # the export and its temporary file
         process.send_signal(signum)
         _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
     assert process.returncode == code, err
     assert b"Traceback" not in err
     assert [p.name for p in folder.iterdir()] == ["export.jsonl"]

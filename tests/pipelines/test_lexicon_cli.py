@@ -224,7 +224,7 @@ main()
 
 
 def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_file(
-    home, tmp_path, reaches
+    home, tmp_path, paused
 ):
     aff, dic = rospell_like(tmp_path)
     out = tmp_path / "out"
@@ -233,17 +233,15 @@ def test_build_out_ended_by_sigterm_leaves_the_earlier_file_and_no_temporary_fil
     ready = tmp_path / "ready"
     command = ["lexicon", "build", "--aff", str(aff), "--dic", str(dic), "--min-words", "5",
                "--out", str(out)]  # fmt: skip
-    process = subprocess.Popen(
+    with paused(
+        ready,
+        "the build never reached the rename",
         [sys.executable, "-c", _HELD_BACK, str(ready), *command],
         stderr=subprocess.PIPE,
         env={**os.environ, "ARBITRU_HOME": str(home)},
-    )
-    try:
-        reaches(ready, process, "the build never reached the rename")
+    ) as process:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
     assert process.returncode == 143, err
     assert f"interrupted: nothing was written to {out / WORDS}".encode() in err
     assert _leftovers(out) == [] and [p.name for p in out.iterdir()] == [WORDS]

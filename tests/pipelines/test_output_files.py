@@ -151,22 +151,21 @@ def test_a_signal_while_writing_leaves_the_earlier_file_and_no_temporary_file(
     ledger: str,
     tmp_path: Path,
     default_home: Path,
-    reaches,
+    paused,
 ) -> None:
     folder = tmp_path / "out"
     out = _earlier(folder)
     ready = tmp_path / "ready"
     command = [*WRITERS[writer], str(out), "--db", ledger]
-    process = subprocess.Popen(
-        [sys.executable, "-c", _HELD_BACK, str(ready), *command], stderr=subprocess.PIPE
-    )
-    try:
-        reaches(ready, process, "the writer never reached the rename")
+    with paused(
+        ready,
+        "the writer never reached the rename",
+        [sys.executable, "-c", _HELD_BACK, str(ready), *command],
+        stderr=subprocess.PIPE,
+    ) as process:
         assert len(list(folder.iterdir())) == 2  # the earlier file and the temporary file
         process.send_signal(signum)
         _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
     assert process.returncode == code, err
     assert b"Traceback" not in err and b"internal error" not in err
     assert f"interrupted: nothing was written to {out}".encode() in err
@@ -269,7 +268,7 @@ main()
 
 @pytest.mark.parametrize("writer", ["export", "svg"])
 def test_an_ignored_sighup_stays_ignored_while_writing(
-    writer: str, ledger: str, tmp_path: Path, default_home: Path, reaches
+    writer: str, ledger: str, tmp_path: Path, default_home: Path, paused
 ) -> None:
     """Under `nohup`, closing the terminal must not end the command midway."""
     plain = tmp_path / "plain"
@@ -278,18 +277,16 @@ def test_an_ignored_sighup_stays_ignored_while_writing(
     out = _earlier(folder)
     ready, sent = tmp_path / "ready", tmp_path / "sent"
     command = [*WRITERS[writer], str(out), "--db", ledger]
-    process = subprocess.Popen(
+    with paused(
+        ready,
+        "the writer never finished its temporary file",
         [sys.executable, "-c", _IGNORING_SIGHUP, str(ready), str(sent), *command],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-    )
-    try:
-        reaches(ready, process, "the writer never finished its temporary file")
+    ) as process:
         process.send_signal(signal.SIGHUP)
         sent.touch()
         _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
     assert process.returncode == 0, err
     assert out.read_bytes() == plain.read_bytes()
     assert [p.name for p in folder.iterdir()] == ["earlier"]
