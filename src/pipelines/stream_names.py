@@ -32,8 +32,8 @@ OPENING_TYPES = tuple(kind.opened_by for kind in STREAM_KINDS.values())
 
 @dataclass(frozen=True)
 class Misnamed:
-    """A stream left out of every read: the id its opening event names (None when it names
-    none) and what is wrong, as one sentence."""
+    """A stream left out of every read: the id its opening event names instead of the
+    stream's, and what is wrong, as one sentence."""
 
     stream: str
     named: object

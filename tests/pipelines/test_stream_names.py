@@ -7,6 +7,7 @@ the misnamed streams left out and named, exit 1, and the good games' rows as wit
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import sqlalchemy as sa
 from game_cli_helpers import PLAYERS, cli, runner
 
 from engine.games import commands as cmd
-from ledger import EventStore, NewEvent
+from ledger import EventStore, NewEvent, import_events
 from pipelines import parquet_schemas as schemas
 from pipelines import readmodels as rm
 from pipelines.cli import app
@@ -71,6 +72,17 @@ def test_import_refuses_an_opening_event_naming_another_stream_by_line(
     assert error["line"] == line
     assert named in error["problems"][0] and "one id is one stream" in error["problems"][0]
     assert report["imported"] == 0 and _events(db_url) == 0
+
+
+def test_the_ledger_itself_refuses_an_import_naming_another_stream(db_url: str) -> None:
+    """The rule is the catalogue's (which field names the stream), not the pipelines' payload
+    check: an import without that check refuses the line too."""
+    line = json.dumps(_claiming(TOURNAMENT_T1, "tournament/t2")) + "\n"
+    with EventStore(db_url) as store:
+        report = import_events(store, io.BytesIO(line.encode()))
+        assert [e.line for e in report.errors] == [1]
+        assert "names tournament_id 't1', not 't2'" in report.errors[0].problems[0]
+        assert store.head().seq == 0
 
 
 @pytest.mark.parametrize("first", [GAME_G1, TOURNAMENT_T1], ids=["game", "tournament"])
