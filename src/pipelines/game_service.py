@@ -366,8 +366,7 @@ def _check_opening(store: EventStore | None, stream: str, opening: NewEvent) -> 
         own = stream.split("/", 1)[1]
         raise CommandRefused(
             f"{', '.join(claimed)} already claims the id {own} (its opening event names it, as "
-            f"an older Arbitru allowed): a new {stream} would make two streams of one id; "
-            "choose another id",
+            f"an older Arbitru allowed): a new {stream} would make two streams of one id",
             "game_exists",
         )
 
