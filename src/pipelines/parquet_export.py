@@ -127,8 +127,9 @@ def _write(
         g.game_id: {"player_rounds": 0, "rounds": 0} for g in shot.games
     }
     tops: dict[str, int] = {}
+    good = {g.game_id for g in shot.games if g.stream not in misnamed}
     for season in seasons:
-        rows = season_rows(store, shot, season)
+        rows = _credited(season_rows(store, shot, season), good)
         for name in ("player_rounds", "rounds"):
             files.append(write_table(folder, name, season, [_table(name, rows[name])], meta))
             for game_id in _column(name, rows[name], "game_id"):
@@ -172,6 +173,16 @@ def _streams(store: EventStore, head: Head) -> list[str]:
     )
     with read_transaction(store.engine) as connection:
         return [row.stream for row in connection.execute(query)]
+
+
+def _credited(rows: dict[str, list[tuple]], games: set[str]) -> dict[str, list[tuple]]:
+    """Only the rows of these games: read models an older version computed for a stream whose
+    GameCreated names another game hold its rows under that game's id."""
+    return {
+        name: [row for row, game_id in zip(found, _column(name, found, "game_id"), strict=True)
+               if game_id in games]
+        for name, found in rows.items()
+    }  # fmt: skip
 
 
 def _column(table: str, rows: Sequence[tuple], column: str) -> list[Any]:
