@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from ledger.canonical import canonical_json, envelope_bytes
+from ledger.catalogue import naming_problem
 from ledger.envelope import (
     MAX_SEQ,
     NewEvent,
@@ -237,8 +238,9 @@ def import_lines(
     """Every non-blank line of an import file, checked, in file order: a valid line or the
     error of a bad one, read one at a time so that a file of any size takes little memory.
     Beyond single lines, an `event_id` may appear only once in a file (only the ids and
-    their line numbers are remembered), and `payload_check`, when given, is asked about
-    every line whose envelope is valid."""
+    their line numbers are remembered), `payload_check`, when given, is asked about every
+    line whose envelope is valid, and an opening event must name its own stream's id
+    (`catalogue.naming_problem`): one game or tournament id is one stream."""
     first_seen: dict[bytes, int] = {}
     for number, raw in numbered_lines(source):
         try:
@@ -251,5 +253,7 @@ def import_lines(
         if earlier != number:
             yield JsonlError(number, [f"event_id {event.event_id} already on line {earlier}"])
             continue
-        problem = payload_check(event.type, event.schema, event.payload) if payload_check else None
+        problem = (
+            payload_check(event.type, event.schema, event.payload) if payload_check else None
+        ) or naming_problem(parsed.stream, event.type, event.payload)
         yield JsonlError(number, [problem]) if problem else parsed

@@ -16,6 +16,7 @@ from rich.table import Table
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
 from pipelines.game_common import reported
+from pipelines.game_views import err
 from pipelines.game_views import out as console
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.parquet_export import Export, ExportError, export_parquet
@@ -45,7 +46,9 @@ def export_command(
 
     Partitioned by season (hive style), with a MANIFEST.json of every file's SHA-256.
 
-    The same ledger gives the same bytes; the folder is written whole or not at all."""
+    The same ledger gives the same bytes; the folder is written whole or not at all.
+    A stream whose opening event names another id (an older ledger) is left out and
+    named: exit 1."""
     try:
         table = PointsTable.load(points)
     except TournamentError as exc:
@@ -59,6 +62,10 @@ def export_command(
         emit_json(_summary(written))
     else:
         _show(written)
+        for left in written.left_out:
+            err.print(left.line, markup=False, soft_wrap=True)
+    if written.left_out:
+        raise typer.Exit(1)
 
 
 def _summary(written: Export) -> dict[str, object]:
@@ -71,6 +78,7 @@ def _summary(written: Export) -> dict[str, object]:
         "files": manifest["files"],
         "checkpoint": manifest["checkpoint"],
         "rows_from": "read models" if written.from_read_models else "replay",
+        "left_out": manifest["left_out"],
     }
 
 

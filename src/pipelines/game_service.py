@@ -35,9 +35,11 @@ from engine.games.replay import decide, evolve, initial_state
 from engine.games.state import GameRuleError, GameState
 from engine.ruleset import RulesetError
 from ledger import EventStore, NewEvent, RecordedEvent, VersionConflict
+from ledger.catalogue import naming_problem
 from ledger.envelope import STREAM_PATTERN
 from pipelines.lexicons import LexiconSpecError, load_dictionary
 from pipelines.lexicons import resolve as resolve_list
+from pipelines.stream_names import claimants
 
 RETRIES = 5
 """How many times a command is decided again after another terminal wrote first."""
@@ -324,6 +326,8 @@ def execute(
             events, after = decide_all(loaded, made)
         except GameRuleError as exc:
             raise _refused(exc, loaded.stream, conflicts) from exc
+        if loaded.version == 0 and events:
+            _check_opening(store, loaded.stream, events[0])
         if dry_run or not events or store is None:
             return Outcome(
                 loaded.stream, loaded.state, after, tuple(events), (), conflicts, dry_run
@@ -348,6 +352,22 @@ def execute(
             tuple(recorded),
             conflicts,
             False,
+        )
+
+
+def _check_opening(store: EventStore | None, stream: str, opening: NewEvent) -> None:
+    """Refuse to open `stream` with an event naming another id, or with an id another stream
+    of an older ledger already claims (`pipelines.stream_names`): one id is one stream."""
+    problem = naming_problem(stream, opening.type, opening.payload)
+    if problem is not None:
+        raise ServiceError(problem)
+    claimed = claimants(store, stream) if store is not None else []
+    if claimed:
+        own = stream.split("/", 1)[1]
+        raise CommandRefused(
+            f"{', '.join(claimed)} already claims the id {own} (its opening event names it, as "
+            f"an older Arbitru allowed): a new {stream} would make two streams of one id",
+            "game_exists",
         )
 
 

@@ -19,6 +19,10 @@ even whether the read models were used) in any file. Another pyarrow version may
 differently, so MANIFEST.json names the writer.
 
 Files are published whole or not at all (`pipelines.export_dir`).
+
+A stream whose opening event names another id (`pipelines.stream_names`, an older ledger) has
+no rows and is not a tournament of the standings; its events stay in `events` (in the null
+season when it is a tournament's), and MANIFEST.json lists it under `left_out`.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from pipelines.parquet_files import (
     write_table,
 )
 from pipelines.season_rows import COLUMNS, StandingRow
+from pipelines.stream_names import Misnamed, misnamed_streams
 from pipelines.tournaments import PointsTable, Tournament, fold_tournament, tournament_standings
 
 _NO_FACTS = GameFacts(None, None, None, None, None)
@@ -70,6 +75,7 @@ class Export:
     files: tuple[ExportedFile, ...]
     manifest: dict[str, Any]
     from_read_models: bool
+    left_out: tuple[Misnamed, ...] = ()
 
     def rows(self, table: str) -> int:
         return sum(f.rows for f in self.files if f.table == table)
@@ -90,16 +96,21 @@ def export_parquet(
             "the ledger is empty: there is nothing to export; import events first "
             "(`arbitru ledger import FILE`)"
         )
+    misnamed = misnamed_streams(store, shot.head.seq)
     with staged(out, target) as folder:
-        files, manifest = _write(store, shot, folder, points or PointsTable.load())
-    return Export(target, shot.head, files, manifest, shot.fresh)
+        files, manifest = _write(store, shot, folder, points or PointsTable.load(), misnamed)
+    return Export(target, shot.head, files, manifest, shot.fresh, tuple(misnamed.values()))
 
 
 def _write(
-    store: EventStore, shot: Snapshot, folder: Path, points: PointsTable
+    store: EventStore,
+    shot: Snapshot,
+    folder: Path,
+    points: PointsTable,
+    misnamed: dict[str, Misnamed],
 ) -> tuple[tuple[ExportedFile, ...], dict[str, Any]]:
     every = _streams(store, shot.head)
-    streams = [s for s in every if s.startswith("tournament/")]
+    streams = [s for s in every if s.startswith("tournament/") and s not in misnamed]
     read = store.read_streams(streams, shot.head.seq)
     tournaments = [
         fold_tournament((e.type, e.schema, e.payload) for e in read.get(s, [])) for s in streams
@@ -116,8 +127,9 @@ def _write(
         g.game_id: {"player_rounds": 0, "rounds": 0} for g in shot.games
     }
     tops: dict[str, int] = {}
+    good = {g.game_id for g in shot.games if g.stream not in misnamed}
     for season in seasons:
-        rows = season_rows(store, shot, season)
+        rows = _credited(season_rows(store, shot, season), good)
         for name in ("player_rounds", "rounds"):
             files.append(write_table(folder, name, season, [_table(name, rows[name])], meta))
             for game_id in _column(name, rows[name], "game_id"):
@@ -145,7 +157,7 @@ def _write(
         files.append(write_table(folder, "standings", season, [table], meta))
     files += write_events(store, shot.head, folder, seasons_of, seasons, meta)
     files.sort(key=lambda f: (list(schemas.TABLES).index(f.table), f.path))
-    manifest = _manifest(store, shot, files, tournaments, counts, points)
+    manifest = _manifest(store, shot, files, tournaments, counts, points, misnamed)
     text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     (folder / MARKER).write_text(text, encoding="utf-8")
     return tuple(files), manifest
@@ -161,6 +173,16 @@ def _streams(store: EventStore, head: Head) -> list[str]:
     )
     with read_transaction(store.engine) as connection:
         return [row.stream for row in connection.execute(query)]
+
+
+def _credited(rows: dict[str, list[tuple]], games: set[str]) -> dict[str, list[tuple]]:
+    """Only the rows of these games: read models an older version computed for a stream whose
+    GameCreated names another game hold its rows under that game's id."""
+    return {
+        name: [row for row, game_id in zip(found, _column(name, found, "game_id"), strict=True)
+               if game_id in games]
+        for name, found in rows.items()
+    }  # fmt: skip
 
 
 def _column(table: str, rows: Sequence[tuple], column: str) -> list[Any]:
@@ -226,11 +248,14 @@ def _manifest(
     tournaments: Sequence[Tournament],
     counts: dict[str, dict[str, int]],
     points: PointsTable,
+    misnamed: dict[str, Misnamed],
 ) -> dict[str, Any]:
-    """MANIFEST.json: what the export holds and the ledger it was taken from."""
+    """MANIFEST.json: what the export holds and the ledger it was taken from, and the
+    streams left out (their opening event names another id: `pipelines.stream_names`)."""
     head = shot.head
     checkpoint = _checkpoint(store, head)
-    facts = [shot.facts[g.game_id] for g in shot.games if g.game_id in shot.facts]
+    games = [g for g in shot.games if g.stream not in misnamed]
+    facts = [shot.facts[g.game_id] for g in games if g.game_id in shot.facts]
     rulesets = {(f.ruleset, f.ruleset_sha256) for f in facts if f.ruleset_sha256}
     dictionaries = {(f.dictionary, f.dictionary_sha256) for f in facts if f.dictionary_sha256}
     return {
@@ -277,8 +302,9 @@ def _manifest(
                 **asdict(shot.facts.get(g.game_id, _NO_FACTS)),
                 **counts[g.game_id],
             }
-            for g in sorted(shot.games, key=lambda g: (g.tournament_id or "", g.game_id))
+            for g in sorted(games, key=lambda g: (g.tournament_id or "", g.game_id))
         ],
+        "left_out": [m.to_dict() for m in misnamed.values()],
         "ranking_points": {
             "name": points.name,
             "points": list(points.points),

@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 
 from ledger import EventStore, Head, RecordedEvent
+from ledger.catalogue import naming_problem
 from ledger.database import migrations_config, write_transaction
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
@@ -128,9 +129,13 @@ def game_sources(connection: sa.Connection, head: Head) -> list[GameSource]:
     seasons: dict[str, str] = {}
     added: dict[str, str] = {}
     created: dict[str, str] = {}
-    for stream, type_name, payload in filing:
-        payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
-        if not isinstance(payload, dict):
+    decoded = [
+        (stream, type_name, json.loads(payload) if isinstance(payload, str | bytes) else payload)
+        for stream, type_name, payload in filing
+    ]
+    misnamed = {s for s, t, p in decoded if isinstance(p, dict) and naming_problem(s, t, p)}
+    for stream, type_name, payload in decoded:
+        if not isinstance(payload, dict) or stream in misnamed:
             continue
         tournament = stream.split("/", 1)[1]
         if type_name == "TournamentCreated" and isinstance(payload.get("season"), str):
@@ -186,7 +191,11 @@ def _open_worker(url: str) -> None:
 
 
 def _replay(source: GameSource, stored: list[RecordedEvent]) -> GameResult:
-    """One game folded and turned into rows."""
+    """One game folded and turned into rows; none for a stream whose GameCreated names
+    another game (`pipelines.stream_names`): its rows would be credited to that game."""
+    misnamed = naming_problem(source.stream, stored[0].type, stored[0].payload) if stored else None
+    if misnamed is not None:
+        return GameResult(source, None, {name: [] for name in TABLES}, misnamed)
     try:
         _, state = fold(stored)
     except ServiceError as exc:

@@ -25,6 +25,7 @@ from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import output_target, write_whole
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
+from pipelines.stream_names import Misnamed, misnamed_streams
 from pipelines.tournaments import (
     PointsTable,
     SeasonStanding,
@@ -64,24 +65,33 @@ def tournament_standings_command(
 ) -> None:
     """Players ranked by the sum of their game totals.
 
-    Ties share the place; with the games each played and their solos."""
+    Ties share the place; with the games each played and their solos. A stream whose
+    opening event names another id (an older ledger) is left out and named: exit 1."""
     tournament_id = tournament.removeprefix("tournament/")
     with store(db) as opened:
         known = _tournaments(opened)
+        misnamed = misnamed_streams(opened)
         found = [t for t in known if t.tournament_id == tournament_id]
         if not found:
             listed = ", ".join(t.tournament_id for t in known) or "none"
-            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
+            asked = misnamed.get(f"tournament/{tournament_id}")
+            why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
+            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
         (result,) = results(opened, found)
+    left_out = _left_out(misnamed, [result.tournament], claiming=tournament_id)
     if as_json:
         emit_json(
             {
                 "tournament": _tournament_json(result.tournament),
                 "standings": [asdict(s) for s in result.standings],
+                "left_out": [m.to_dict() for m in left_out],
             }
         )
-        return
-    show_tournament(result.tournament, result.standings)
+    else:
+        show_tournament(result.tournament, result.standings)
+        show_left_out(left_out)
+    if left_out:
+        raise typer.Exit(1)
 
 
 @season_app.command("standings")
@@ -107,6 +117,7 @@ def season_standings_command(
         if not of_season:
             fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
         ranked = season_standings(results(opened, of_season), table)
+        left_out = _left_out(misnamed_streams(opened), of_season)
     if as_json:
         emit_json(
             {
@@ -115,10 +126,14 @@ def season_standings_command(
                                  "beyond": table.beyond},
                 "tournaments": [t.tournament_id for t in of_season],
                 "standings": [_season_json(s) for s in ranked],
+                "left_out": [m.to_dict() for m in left_out],
             }
         )  # fmt: skip
-        return
-    show_season(chosen, of_season, ranked, table)
+    else:
+        show_season(chosen, of_season, ranked, table)
+        show_left_out(left_out)
+    if left_out:
+        raise typer.Exit(1)
 
 
 def points_table(path: Path | None) -> PointsTable:
@@ -134,6 +149,30 @@ def _tournaments(opened: EventStore) -> tuple[Tournament, ...]:
         return read_tournaments(opened)
     except TournamentError as exc:
         fail(str(exc))
+
+
+def _left_out(
+    misnamed: dict[str, Misnamed], tournaments: list[Tournament], claiming: str | None = None
+) -> list[Misnamed]:
+    """The streams left out of these standings: the tournaments' games whose GameCreated
+    names another game, and the tournament streams naming another tournament (only those
+    claiming or bearing the id `claiming`, when given)."""
+    games = {f"game/{g}" for t in tournaments for g in t.games}
+    return [
+        m
+        for m in misnamed.values()
+        if m.stream in games
+        or (
+            m.stream.startswith("tournament/")
+            and (claiming is None or claiming in (m.named, m.stream.split("/", 1)[1]))
+        )
+    ]
+
+
+def show_left_out(left_out: list[Misnamed]) -> None:
+    """One line on stderr for each stream left out, naming it and what is wrong."""
+    for m in left_out:
+        err.print(m.line, markup=False, soft_wrap=True)
 
 
 def _tournament_json(t: Tournament) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from engine.games.events import (
 )
 from engine.games.projections import Standing, standings
 from ledger import EventStore
+from ledger.catalogue import naming_problem
 from ledger.database import read_transaction
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
@@ -127,7 +128,9 @@ def fold_tournament(events: Iterable[tuple[str, int, dict]]) -> Tournament:
 
 
 def read_tournaments(store: EventStore) -> tuple[Tournament, ...]:
-    """Every tournament of the ledger, in the order they were created."""
+    """Every tournament of the ledger, in the order they were created, but for the streams
+    whose TournamentCreated names another tournament (`pipelines.stream_names`: the reading
+    commands name them): one tournament id is one stream."""
     query = (
         sa.select(events_table.c.stream)
         .where(events_table.c.type == "TournamentCreated")
@@ -135,9 +138,11 @@ def read_tournaments(store: EventStore) -> tuple[Tournament, ...]:
     )
     with read_transaction(store.engine) as connection:
         streams = [row.stream for row in connection.execute(query)]
+    read = [list(store.read_stream(stream)) for stream in streams]
     return tuple(
-        fold_tournament((e.type, e.schema, e.payload) for e in store.read_stream(stream))
-        for stream in streams
+        fold_tournament((e.type, e.schema, e.payload) for e in stored)
+        for stream, stored in zip(streams, read, strict=True)
+        if naming_problem(stream, stored[0].type, stored[0].payload) is None
     )
 
 
@@ -268,11 +273,15 @@ def seasons(tournaments: Iterable[Tournament]) -> tuple[str, ...]:
 
 def game_standings(store: EventStore, game_ids: Iterable[str]) -> dict[str, tuple[Standing, ...]]:
     """The standings of these games, each replayed from its stream; a game added to a
-    tournament but not (yet) in this ledger has none."""
-    return {
-        game_id: standings(load_game(store, game_id, must_exist=False).state)
-        for game_id in game_ids
-    }
+    tournament but not (yet) in this ledger has none, nor has a stream whose GameCreated
+    names another game (`pipelines.stream_names`)."""
+    found = {}
+    for game_id in game_ids:
+        game = load_game(store, game_id, must_exist=False)
+        opening = game.stored[0] if game.stored else None
+        misnamed = opening and naming_problem(game.stream, opening.type, opening.payload)
+        found[game_id] = () if misnamed else standings(game.state)
+    return found
 
 
 def recomputed_standings(
