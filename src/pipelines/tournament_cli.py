@@ -20,7 +20,8 @@ from rich.table import Table
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
 from ledger.jsonl import row_line
-from pipelines.game_common import store
+from pipelines.game_common import store, view_of
+from pipelines.game_service import ledger_altered
 from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import output_target, write_whole
@@ -73,15 +74,18 @@ def tournament_standings_command(
             listed = ", ".join(t.tournament_id for t in known) or "none"
             fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
         (result,) = results(opened, found)
-    if as_json:
-        emit_json(
-            {
-                "tournament": _tournament_json(result.tournament),
-                "standings": [asdict(s) for s in result.standings],
-            }
-        )
-        return
-    show_tournament(result.tournament, result.standings)
+        altered = ledger_altered(opened) or result.altered
+    with view_of(altered):
+        if as_json:
+            emit_json(
+                {
+                    "tournament": _tournament_json(result.tournament),
+                    "standings": [asdict(s) for s in result.standings],
+                    "ledger_altered": altered,
+                }
+            )
+        else:
+            show_tournament(result.tournament, result.standings)
 
 
 @season_app.command("standings")
@@ -106,19 +110,23 @@ def season_standings_command(
         of_season = [t for t in known if t.season == chosen]
         if not of_season:
             fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
-        ranked = season_standings(results(opened, of_season), table)
-    if as_json:
-        emit_json(
-            {
-                "season": chosen,
-                "points_table": {"name": table.name, "points": list(table.points),
-                                 "beyond": table.beyond},
-                "tournaments": [t.tournament_id for t in of_season],
-                "standings": [_season_json(s) for s in ranked],
-            }
-        )  # fmt: skip
-        return
-    show_season(chosen, of_season, ranked, table)
+        found = results(opened, of_season)
+        ranked = season_standings(found, table)
+        altered = ledger_altered(opened) or next((r.altered for r in found if r.altered), None)
+    with view_of(altered):
+        if as_json:
+            emit_json(
+                {
+                    "season": chosen,
+                    "points_table": {"name": table.name, "points": list(table.points),
+                                     "beyond": table.beyond},
+                    "tournaments": [t.tournament_id for t in of_season],
+                    "standings": [_season_json(s) for s in ranked],
+                    "ledger_altered": altered,
+                }
+            )  # fmt: skip
+        else:
+            show_season(chosen, of_season, ranked, table)
 
 
 def points_table(path: Path | None) -> PointsTable:

@@ -229,10 +229,12 @@ class PointsTable:
 
 @dataclass(frozen=True)
 class TournamentResult:
-    """A tournament of a season with its standings (the input of season standings)."""
+    """A tournament of a season with its standings (the input of season standings), and why
+    the events of one of its games no longer give their hashes (None: they all do)."""
 
     tournament: Tournament
     standings: tuple[TournamentStanding, ...]
+    altered: str | None = None
 
 
 def season_standings(
@@ -266,15 +268,6 @@ def seasons(tournaments: Iterable[Tournament]) -> tuple[str, ...]:
     return tuple(sorted({t.season for t in tournaments}))
 
 
-def game_standings(store: EventStore, game_ids: Iterable[str]) -> dict[str, tuple[Standing, ...]]:
-    """The standings of these games, each replayed from its stream; a game added to a
-    tournament but not (yet) in this ledger has none."""
-    return {
-        game_id: standings(load_game(store, game_id, must_exist=False).state)
-        for game_id in game_ids
-    }
-
-
 def recomputed_standings(
     store: EventStore, game_ids: Iterable[str]
 ) -> dict[str, tuple[Standing, ...]]:
@@ -304,7 +297,17 @@ def results(
 ) -> tuple[TournamentResult, ...]:
     """Each tournament with its standings: its games replayed from the ledger, or with
     `recomputed` read from the read models (fast; as fresh as the last recompute)."""
-    source = recomputed_standings if recomputed else game_standings
-    return tuple(
-        TournamentResult(t, tournament_standings(t, source(store, t.games))) for t in tournaments
-    )
+    if recomputed:
+        return tuple(
+            TournamentResult(t, tournament_standings(t, recomputed_standings(store, t.games)))
+            for t in tournaments
+        )
+    found = []
+    for t in tournaments:
+        games = [load_game(store, game_id, must_exist=False) for game_id in t.games]
+        ranked = tournament_standings(
+            t, {g: standings(game.state) for g, game in zip(t.games, games, strict=True)}
+        )
+        altered = next((game.altered for game in games if game.altered is not None), None)
+        found.append(TournamentResult(t, ranked, altered))
+    return tuple(found)
