@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,7 +22,7 @@ from ledger import EventStore
 from ledger.database import DEFAULT_URL
 from ledger.jsonl import row_line
 from pipelines.game_common import store, view_of
-from pipelines.game_service import ledger_altered
+from pipelines.game_service import events_altered, ledger_altered
 from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import output_target, write_whole
@@ -31,6 +32,7 @@ from pipelines.tournaments import (
     SeasonStanding,
     Tournament,
     TournamentError,
+    TournamentResult,
     TournamentStanding,
     read_tournaments,
     results,
@@ -74,7 +76,7 @@ def tournament_standings_command(
             listed = ", ".join(t.tournament_id for t in known) or "none"
             fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
         (result,) = results(opened, found)
-        altered = ledger_altered(opened) or result.altered
+        altered = _altered(opened, [result])
     with view_of(altered):
         if as_json:
             emit_json(
@@ -112,7 +114,7 @@ def season_standings_command(
             fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
         found = results(opened, of_season)
         ranked = season_standings(found, table)
-        altered = ledger_altered(opened) or next((r.altered for r in found if r.altered), None)
+        altered = _altered(opened, found)
     with view_of(altered):
         if as_json:
             emit_json(
@@ -127,6 +129,18 @@ def season_standings_command(
             )  # fmt: skip
         else:
             show_season(chosen, of_season, ranked, table)
+
+
+def _altered(opened: EventStore, found: Sequence[TournamentResult]) -> str | None:
+    """Why the ledger fails its quick check, or some event of these tournaments or of their
+    games no longer gives its hash; None when everything holds."""
+    problems = (
+        ledger_altered(opened),
+        *(r.altered for r in found),
+        *(events_altered(opened.read_stream(f"tournament/{r.tournament.tournament_id}"))
+          for r in found),
+    )  # fmt: skip
+    return next((problem for problem in problems if problem is not None), None)
 
 
 def points_table(path: Path | None) -> PointsTable:
