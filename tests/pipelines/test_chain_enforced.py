@@ -18,9 +18,11 @@ from tampering import EVENTS, GAME, OPEN_SLIP, SCENARIOS, SIGNED_AT, altered_led
 from tampering import rewrite as rewrite_history
 
 from ledger import EventStore
-from ledger.checkpoints import list_checkpoints
+from ledger.checkpoints import LedgerAltered, list_checkpoints
 from pipelines import readmodels as rm
 from pipelines.cli import app
+from pipelines.game_service import load_game
+from pipelines.recompute import Selection, plan, replay_games
 
 pytestmark = pytest.mark.usefixtures("default_home")
 
@@ -84,6 +86,8 @@ def test_an_altered_ledger_refuses_appends_and_every_view_says_so_first(
     assert submitted.exit_code == 1, submitted.output
     assert submitted.stderr.startswith("error: refused, nothing was written: the ledger fails")
     assert "arbitru ledger verify" in _said(submitted.stderr)
+    dry_run = _run("game", "submit", GAME, *OPEN_SLIP, "--dry-run", "--db", db_url)
+    assert dry_run.exit_code == 1, dry_run.output
     assert _head(db_url) == head, "a refused append wrote to the ledger"
 
     shown = _run("game", "standings", GAME, "--db", db_url)
@@ -154,3 +158,25 @@ def test_read_models_at_the_same_seq_with_another_hash_are_replayed(
     assert json.loads(recomputed.stdout)["games"] == 1
     assert "the ledger changed under the read models" in _said(recomputed.stderr)
     assert _total(db_url, "p13") != before
+
+
+def test_a_game_read_names_the_first_of_its_events_that_no_longer_gives_its_hash(
+    db_url: str, tmp_path: Path
+) -> None:
+    altered_ledger("payload edit", db_url, tmp_path)
+    with EventStore(db_url, upgrade=False) as store:
+        read = load_game(store, GAME)
+    assert read.altered is not None and read.altered.startswith("seq 69 ")
+    assert "the event was altered; run `arbitru ledger verify`" in read.altered
+
+
+def test_a_recompute_checks_every_event_it_replays_against_its_hash(
+    db_url: str, tmp_path: Path
+) -> None:
+    altered_ledger("payload edit", db_url, tmp_path)
+    with EventStore(db_url, upgrade=False) as store:
+        work = plan(store, Selection(), everything=True)
+        with pytest.raises(LedgerAltered, match=r"^seq 69 .*run `arbitru ledger verify`"):
+            replay_games(store, work.todo, work.head.seq)
+        (replayed,) = replay_games(store, work.todo, work.head.seq, verify=False)
+    assert replayed.rows["standings"], "--skip-verify still replays the altered game"
