@@ -2,7 +2,8 @@
 
 Thin: it opens the ledger read-only, calls `pipelines.parquet_export.export_parquet`, and
 reports what was written (a table of files, or `--json` with stable keys). Nothing is written
-to the ledger; DIR is published whole or not at all.
+to the ledger; DIR is published whole or not at all. An altered ledger is refused (exit 1),
+unless `--skip-verify` asks for an export that nothing vouches for (forensic work).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
-from pipelines.game_common import reported
+from pipelines.game_common import reported, unless_altered
 from pipelines.game_views import err
 from pipelines.game_views import out as console
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
@@ -40,22 +41,42 @@ def export_command(
             "(default: the federation's table shipped with Arbitru).",
         ),
     ] = None,
+    skip_verify: Annotated[
+        bool,
+        typer.Option(
+            "--skip-verify",
+            help="Export without verifying the chain first (forensic work on an altered "
+            "ledger): MANIFEST.json then says it was not verified.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Write every season as Parquet tables (player_rounds, rounds, standings, events).
 
     Partitioned by season (hive style), with a MANIFEST.json of every file's SHA-256.
 
-    The same ledger gives the same bytes; the folder is written whole or not at all.
-    A stream whose opening event names another id (an older ledger) is left out and
-    named: exit 1."""
+    The same ledger gives the same bytes; the folder is written whole or not at all. The
+    chain is verified first: an altered ledger is refused. A stream whose opening event
+    names another id (an older ledger) is left out and named: exit 1."""
     try:
         table = PointsTable.load(points)
     except TournamentError as exc:
         fail(str(exc))
+    if skip_verify:
+        err.print(
+            "[bold yellow]warning:[/] --skip-verify: the ledger's chain is not verified, so "
+            "this export is not vouched for (its MANIFEST.json says so)",
+            soft_wrap=True,
+        )
     try:
-        with reported(), EventStore(db, read_only=True) as ledger:
-            written = export_parquet(ledger, out, overwrite=overwrite, points=table)
+        with (
+            reported(),
+            unless_altered("nothing was exported", "exports it anyway"),
+            EventStore(db, read_only=True) as ledger,
+        ):
+            written = export_parquet(
+                ledger, out, overwrite=overwrite, points=table, verify=not skip_verify
+            )
     except ExportError as exc:
         fail(str(exc))
     if as_json:
@@ -77,6 +98,7 @@ def _summary(written: Export) -> dict[str, object]:
         "tables": {name: info["rows"] for name, info in manifest["tables"].items()},
         "files": manifest["files"],
         "checkpoint": manifest["checkpoint"],
+        "verified": manifest["verified"],
         "rows_from": "read models" if written.from_read_models else "replay",
         "left_out": manifest["left_out"],
     }

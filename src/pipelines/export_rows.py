@@ -37,7 +37,13 @@ from ledger.database import read_transaction
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
 from pipelines.lexicons import default_sha256
-from pipelines.recompute import GAMES_PER_TASK, GameSource, game_sources, replay_games
+from pipelines.recompute import (
+    GAMES_PER_TASK,
+    GameSource,
+    game_sources,
+    models_moved,
+    replay_games,
+)
 from pipelines.season_rows import COLUMNS, TABLES
 
 ORDER: dict[str, tuple[str, ...]] = {
@@ -122,8 +128,10 @@ def _models_state(connection: sa.Connection) -> tuple[Any, ...] | None:
 
 def _fresh_models(store: EventStore, games: Sequence[GameSource]) -> tuple[Any, ...] | None:
     """The read models' recorded state when they hold every game, and only them, as of these
-    last events and filing; None otherwise (also when they were never created). The state
-    is read before and after the games, so that a recompute committing in between is seen."""
+    last events and filing, and the ledger still holds the head they were computed at (its
+    seq AND hash: `recompute.models_moved`); None otherwise (also when they were never
+    created). The state is read before and after the games, so that a recompute committing
+    in between is seen."""
     query = sa.select(
         rm.games.c.game_id, rm.games.c.last_seq, rm.games.c.season, rm.games.c.tournament_id
     )
@@ -134,11 +142,13 @@ def _fresh_models(store: EventStore, games: Sequence[GameSource]) -> tuple[Any, 
                 row.game_id: (row.last_seq, row.season, row.tournament_id)
                 for row in connection.execute(query)
             }
+            moved = models_moved(connection)
             after = _models_state(connection)
     except sa.exc.SQLAlchemyError:
         return None
     wanted = {g.game_id: (g.last_seq, g.season, g.tournament_id) for g in games}
-    return before if before is not None and before == after and done == wanted else None
+    fresh = before is not None and before == after and done == wanted and not moved
+    return before if fresh else None
 
 
 def season_rows(store: EventStore, shot: Snapshot, season: str | None) -> dict[str, list[tuple]]:

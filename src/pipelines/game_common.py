@@ -1,6 +1,10 @@
 """What the `arbitru game` commands share: their options, opening the ledger, handing
 commands to the service, and turning every failure into a message and an exit code (1 refused
-by the rules, 2 unusable input; nothing written either way)."""
+by the rules or by the ledger's integrity check, 2 unusable input; nothing written either way).
+
+Every command checks the chain before it acts (`game_service.ledger_altered`, and the game's
+own events as they are read): an append onto an altered ledger is refused; a view of one is
+still shown, after one line saying so, and exits 1 (`view_of`)."""
 
 from __future__ import annotations
 
@@ -16,13 +20,17 @@ from rich.markup import escape
 
 from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
+from ledger.checkpoints import LedgerAltered
+from ledger.integrity import check_recent
 from pipelines import game_views as views
+from pipelines.exits import ExitCode
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import (
     CommandRefused,
     Commands,
     Game,
     ServiceError,
+    checked,
     execute,
     load_game,
 )
@@ -98,6 +106,9 @@ def reported() -> Iterator[None]:
     except CommandRefused as exc:
         hint = _HINTS.get(exc.code)
         fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
+    except LedgerAltered as exc:
+        message = f"refused, nothing was written: the ledger fails its integrity check: {exc}"
+        fail(message, ExitCode.NEGATIVE)
     except ServiceError as exc:
         fail(str(exc), exc.exit_code)
     except LedgerError as exc:
@@ -106,10 +117,41 @@ def reported() -> Iterator[None]:
         fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
 
+@contextmanager
+def unless_altered(not_done: str, anyway: str) -> Iterator[None]:
+    """A command that refuses an altered ledger (`LedgerAltered`, exit 1): says what was not
+    done and what `--skip-verify` does instead."""
+    try:
+        yield
+    except LedgerAltered as exc:
+        fail(
+            f"the ledger fails its integrity check, so {not_done}: {exc} (`--skip-verify` "
+            f"{anyway}, for forensic work)",
+            ExitCode.NEGATIVE,
+        )
+
+
 def loaded(db: str, game: str) -> Game:
-    """A game read from the ledger at `db`, every failure reported."""
+    """A game read from the ledger at `db` and checked (`Game.altered`), every failure
+    reported."""
     with store(db) as opened:
-        return load_game(opened, game)
+        return checked(opened, load_game(opened, game))
+
+
+@contextmanager
+def view_of(altered: str | None) -> Iterator[None]:
+    """A view of what the ledger holds. When it failed its check (`altered`), one line on
+    stderr says so before the view, and the command exits 1 after it: the view is shown for
+    the arbiter to see what is there, not vouched for."""
+    if altered is not None:
+        views.err.print(
+            f"[bold red]error:[/] the ledger fails its integrity check, so this view is not "
+            f"vouched for: {escape(altered)}",
+            soft_wrap=True,
+        )
+    yield
+    if altered is not None:
+        raise typer.Exit(ExitCode.NEGATIVE)
 
 
 def actor_of(actor: str | None) -> str:
@@ -148,6 +190,7 @@ def run(
             outcome = execute(None, game, commands, dry_run=True)
     else:
         with store(db, create=create and not dry_run) as opened:
+            check_recent(opened)
             outcome = execute(opened, game, commands, dry_run=dry_run)
             if any(event.type in _SIGNED_AFTER for event in outcome.recorded):
                 _checkpoint(opened)

@@ -1,5 +1,7 @@
 """`arbitru game results|standings|replay`: a round explained, the standings, and the game
-at any moment, read from the ledger (nothing is written)."""
+at any moment, read from the ledger (nothing is written). Each view of a ledger that fails its
+integrity check says so first and exits 1 (`game_common.view_of`); its `--json` has the
+reason in `ledger_altered` (null when the check passes)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from engine.ruleset import Ruleset
 from ledger.database import DEFAULT_URL
 from pipelines import game_json
 from pipelines import game_views as views
-from pipelines.game_common import GameArg, loaded, store
-from pipelines.game_service import Game, replay_to
+from pipelines.game_common import GameArg, loaded, store, view_of
+from pipelines.game_service import Game, checked, replay_to
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 
 
@@ -40,10 +42,12 @@ def results_command(
     if read.state.round(round_number) is None:
         drawn = len(read.state.rounds)
         fail(f"round {round_number} of {read.stream} has not been drawn ({drawn} round(s) so far)")
-    if as_json:
-        emit_json(game_json.results_json(read.game_id, read.state, round_number))
-    else:
-        views.show_results(read.state, round_number, ruleset)
+    with view_of(read.altered):
+        if as_json:
+            document = game_json.results_json(read.game_id, read.state, round_number)
+            emit_json({**document, "ledger_altered": read.altered})
+        else:
+            views.show_results(read.state, round_number, ruleset)
 
 
 def standings_command(
@@ -54,10 +58,12 @@ def standings_command(
     Ties share the place; with solos and the percentage of the top total."""
     read = loaded(db, game)
     _ruleset(read)
-    if as_json:
-        emit_json(game_json.standings_json(read.game_id, read.state))
-    else:
-        views.show_standings(read.game_id, read.state)
+    with view_of(read.altered):
+        if as_json:
+            document = game_json.standings_json(read.game_id, read.state)
+            emit_json({**document, "ledger_altered": read.altered})
+        else:
+            views.show_standings(read.game_id, read.state)
 
 
 def replay_command(
@@ -87,18 +93,20 @@ def replay_command(
     if at is not None and round_number is not None:
         fail("--at and --round exclude each other: give one")
     with store(db) as opened:
-        read = replay_to(opened, game, at=at, round_number=round_number)
+        read = checked(opened, replay_to(opened, game, at=at, round_number=round_number))
     ruleset = _ruleset(read)
     state = read.state
     if player is not None and player not in state.players:
         fail(f"{player} is not a player of {read.stream} (players: {', '.join(state.players)})")
     spot = position(state, player)
-    if svg is not None:
-        title = f"{read.game_id}, " + (f"round {spot.round}" if spot.round else "start")
-        views.write_svg(svg, spot, ruleset, title)
-    if as_json:
-        emit_json(game_json.position_json(read.game_id, state, spot, player))
-    elif svg is not None:
-        views.out.print(f"wrote {svg}")
-    else:
-        views.show_position(read.game_id, state, spot, ruleset, player)
+    with view_of(read.altered):
+        if svg is not None:
+            title = f"{read.game_id}, " + (f"round {spot.round}" if spot.round else "start")
+            views.write_svg(svg, spot, ruleset, title)
+        if as_json:
+            document = game_json.position_json(read.game_id, state, spot, player)
+            emit_json({**document, "ledger_altered": read.altered})
+        elif svg is not None:
+            views.out.print(f"wrote {svg}")
+        else:
+            views.show_position(read.game_id, state, spot, ruleset, player)

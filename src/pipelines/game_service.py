@@ -36,7 +36,9 @@ from engine.games.state import GameRuleError, GameState
 from engine.ruleset import RulesetError
 from ledger import EventStore, NewEvent, RecordedEvent, VersionConflict
 from ledger.catalogue import naming_problem
+from ledger.checkpoints import LedgerAltered
 from ledger.envelope import STREAM_PATTERN
+from ledger.integrity import check_events, check_recent
 from pipelines.lexicons import LexiconSpecError, load_dictionary
 from pipelines.lexicons import resolve as resolve_list
 from pipelines.stream_names import claimants
@@ -78,13 +80,15 @@ class CommandRefused(ServiceError):
 @dataclass(frozen=True)
 class Game:
     """A game as loaded: its stream and version, its events as stored and as folded, and the
-    state they fold to."""
+    state they fold to. `altered` says why the ledger fails its check (None: it passes): a
+    view still shows the game, saying so first; a command refuses to append to it."""
 
     stream: str
     version: int
     stored: tuple[RecordedEvent, ...]
     history: tuple[Recorded, ...]
     state: GameState
+    altered: str | None = None
 
     @property
     def game_id(self) -> str:
@@ -202,7 +206,31 @@ def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -
     """A game's events and state; `GameNotFound` when there is none (unless `must_exist` is
     False: a game about to be created). No store stands for a ledger not created yet."""
     stream, stored = _read(store, game, must_exist)
-    return _game(stream, stored)
+    return _game(stream, stored, events_altered(stored))
+
+
+def events_altered(stored: Iterable[RecordedEvent]) -> str | None:
+    """Why some of these events no longer give their hashes (`check_events`), or None."""
+    try:
+        check_events(stored)
+    except LedgerAltered as exc:
+        return str(exc)
+    return None
+
+
+def ledger_altered(store: EventStore) -> str | None:
+    """Why the ledger fails the quick check of its chain (`check_recent`: the events since
+    the latest checkpoint, and the head against it), or None: what a view says first."""
+    try:
+        check_recent(store)
+    except LedgerAltered as exc:
+        return str(exc)
+    return None
+
+
+def checked(store: EventStore, game: Game) -> Game:
+    """`game` with the ledger's quick check added to the check of its own events."""
+    return game if game.altered is not None else replace(game, altered=ledger_altered(store))
 
 
 def _read(
@@ -225,14 +253,15 @@ def replay_to(
     `round_number` closed (now, if it is still open); the whole game when neither is given.
     The events are read once and folded once, only as far as the moment asked for."""
     stream, stored = _read(store, game)
+    altered = events_altered(stored)
     if at is not None:
         prefix = tuple(e for e in stored if e.seq <= at)
         if not prefix:
             first = stored[0].seq
             raise ServiceError(f"{stream} starts at seq {first}: give --at {first} or later")
-        return _game(stream, prefix)
+        return _game(stream, prefix, altered)
     if round_number is None:
-        return _game(stream, stored)
+        return _game(stream, stored, altered)
     history, state = [], initial_state(resolve_context)
     for recorded in _decoded(stored):
         history.append(recorded)
@@ -246,12 +275,13 @@ def replay_to(
             f"({len(state.rounds)} round(s) so far)"
         )
     count = len(history)
-    return Game(stream, stored[count - 1].version, stored[:count], tuple(history), state)
+    version = stored[count - 1].version
+    return Game(stream, version, stored[:count], tuple(history), state, altered)
 
 
-def _game(stream: str, stored: tuple[RecordedEvent, ...]) -> Game:
+def _game(stream: str, stored: tuple[RecordedEvent, ...], altered: str | None) -> Game:
     history, state = fold(stored)
-    return Game(stream, stored[-1].version if stored else 0, stored, history, state)
+    return Game(stream, stored[-1].version if stored else 0, stored, history, state, altered)
 
 
 def _meta(command: Command) -> dict[str, str]:
@@ -320,6 +350,8 @@ def execute(
     conflicts = 0
     while True:
         loaded = load_game(store, game, must_exist=not creating)
+        if loaded.altered is not None and store is not None:
+            raise LedgerAltered(loaded.altered)
         if made is None:
             made = [_stamped(c) for c in commands(loaded)]
         try:

@@ -23,6 +23,12 @@ Files are published whole or not at all (`pipelines.export_dir`).
 A stream whose opening event names another id (`pipelines.stream_names`, an older ledger) has
 no rows and is not a tournament of the standings; its events stay in `events` (in the null
 season when it is a tournament's), and MANIFEST.json lists it under `left_out`.
+
+What it reads is verified first (`verified_checkpoint`): the whole chain up to the head, the
+ledger's quick check against its latest checkpoint, and the root of the checkpoint the
+manifest names recomputed from the event hashes; an altered ledger is refused
+(`LedgerAltered`). `verify=False` (forensic work) skips it: the manifest then says
+`"verified": false` and names no checkpoint, as nothing vouches for one.
 """
 
 from __future__ import annotations
@@ -37,11 +43,13 @@ import pyarrow as pa
 import sqlalchemy as sa
 
 from engine.games.projections import pct_of
-from ledger import EventStore, Head
-from ledger.checkpoints import list_checkpoints
+from ledger import EventStore, Head, merkle
+from ledger.checkpoints import LedgerAltered, list_checkpoints
 from ledger.database import read_transaction
+from ledger.integrity import check_recent
 from ledger.schema import events as events_table
 from ledger.tree_head import Checkpoint
+from ledger.verify import verify_rows
 from pipelines import parquet_schemas as schemas
 from pipelines.export_dir import MARKER, export_target, staged
 from pipelines.export_rows import GameFacts, Snapshot, season_rows, snapshot
@@ -67,8 +75,9 @@ class ExportError(Exception):
 
 @dataclass(frozen=True)
 class Export:
-    """What an export wrote: where, at which ledger head, its files and its manifest, and
-    whether the game rows were read from fresh read models (else replayed)."""
+    """What an export wrote: where, at which ledger head, its files and its manifest,
+    whether the game rows were read from fresh read models (else replayed), and whether the
+    ledger was verified first."""
 
     out: Path
     head: Head
@@ -76,18 +85,25 @@ class Export:
     manifest: dict[str, Any]
     from_read_models: bool
     left_out: tuple[Misnamed, ...] = ()
+    verified: bool = True
 
     def rows(self, table: str) -> int:
         return sum(f.rows for f in self.files if f.table == table)
 
 
 def export_parquet(
-    store: EventStore, out: Path, *, overwrite: bool = False, points: PointsTable | None = None
+    store: EventStore,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    points: PointsTable | None = None,
+    verify: bool = True,
 ) -> Export:
     """The ledger's seasons written as Parquet under `out` (see the module docstring).
     `OutputRefused` when `out` may not be written (not empty, not an earlier export),
-    `ExportError` for an empty ledger, `OutputNotWritten` when the system refuses a write (a
-    full disk), `Interrupted` for a signal; nothing is left behind.
+    `ExportError` for an empty ledger, `LedgerAltered` for an altered one (unless not
+    `verify`), `OutputNotWritten` when the system refuses a write (a full disk),
+    `Interrupted` for a signal; nothing is left behind.
     `points` converts tournament places into ranking points (the shipped table by default)."""
     target = export_target(out, overwrite=overwrite)
     shot = snapshot(store)
@@ -97,9 +113,65 @@ def export_parquet(
             "(`arbitru ledger import FILE`)"
         )
     misnamed = misnamed_streams(store, shot.head.seq)
+    checkpoint = verified_checkpoint(store, shot.head) if verify else None
     with staged(out, target) as folder:
-        files, manifest = _write(store, shot, folder, points or PointsTable.load(), misnamed)
-    return Export(target, shot.head, files, manifest, shot.fresh, tuple(misnamed.values()))
+        files, manifest = _write(
+            store, shot, folder, points or PointsTable.load(), misnamed, checkpoint, verify
+        )
+    return Export(
+        target, shot.head, files, manifest, shot.fresh, tuple(misnamed.values()), verify
+    )
+
+
+def verified_checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
+    """Verify what an export of the ledger at `head` reads; the checkpoint its manifest
+    names (the latest of at most `head.seq` events), its root recomputed from the event
+    hashes, or None when there is none. `LedgerAltered` when the chain is broken, does not
+    hold `head`, or no longer gives a checkpoint's signed root."""
+    check_recent(store)
+    chosen = _checkpoint(store, head)
+    size = chosen.tree_size if chosen is not None else 0
+    tree = _Tree()
+
+    def rows() -> Any:
+        for row in store.iter_rows():
+            yield row
+            if row[0] <= size:  # the verifier asked for the next row: this one holds
+                tree.add(row[10])
+
+    result = verify_rows(rows(), expected_head=head)
+    if not result.ok:
+        assert result.problem is not None
+        raise LedgerAltered(
+            f"the hash chain is broken at {result.problem.describe()}; run `arbitru ledger verify`"
+        )
+    if chosen is not None and tree.root().hex() != chosen.root:
+        raise LedgerAltered(
+            f"the events no longer give the root signed by checkpoint {size}: the ledger was "
+            "rewritten after it was signed; run `arbitru ledger verify`"
+        )
+    return chosen
+
+
+class _Tree:
+    """The Merkle root (`ledger.merkle`) of event hashes given one at a time, in memory of
+    the log of their number: a stack of the perfect subtrees they fill so far."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, bytes]] = []
+
+    def add(self, event_hash: str) -> None:
+        size, node = 1, merkle.leaf_hash(event_hash)
+        while self._stack and self._stack[-1][0] == size:
+            node = merkle.node_hash(self._stack.pop()[1], node)
+            size *= 2
+        self._stack.append((size, node))
+
+    def root(self) -> bytes:
+        node = self._stack[-1][1]
+        for _, left in reversed(self._stack[:-1]):
+            node = merkle.node_hash(left, node)
+        return node
 
 
 def _write(
@@ -108,6 +180,8 @@ def _write(
     folder: Path,
     points: PointsTable,
     misnamed: dict[str, Misnamed],
+    checkpoint: Checkpoint | None,
+    verified: bool,
 ) -> tuple[tuple[ExportedFile, ...], dict[str, Any]]:
     every = _streams(store, shot.head)
     streams = [s for s in every if s.startswith("tournament/") and s not in misnamed]
@@ -157,7 +231,7 @@ def _write(
         files.append(write_table(folder, "standings", season, [table], meta))
     files += write_events(store, shot.head, folder, seasons_of, seasons, meta)
     files.sort(key=lambda f: (list(schemas.TABLES).index(f.table), f.path))
-    manifest = _manifest(store, shot, files, tournaments, counts, points, misnamed)
+    manifest = _manifest(shot, files, tournaments, counts, points, misnamed, checkpoint, verified)
     text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     (folder / MARKER).write_text(text, encoding="utf-8")
     return tuple(files), manifest
@@ -242,18 +316,19 @@ def _checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
 
 
 def _manifest(
-    store: EventStore,
     shot: Snapshot,
     files: Sequence[ExportedFile],
     tournaments: Sequence[Tournament],
     counts: dict[str, dict[str, int]],
     points: PointsTable,
     misnamed: dict[str, Misnamed],
+    checkpoint: Checkpoint | None,
+    verified: bool,
 ) -> dict[str, Any]:
-    """MANIFEST.json: what the export holds and the ledger it was taken from, and the
-    streams left out (their opening event names another id: `pipelines.stream_names`)."""
+    """MANIFEST.json: what the export holds, the ledger it was taken from, whether that was
+    verified (the checkpoint named only then), and the streams left out (their opening event
+    names another id: `pipelines.stream_names`)."""
     head = shot.head
-    checkpoint = _checkpoint(store, head)
     games = [g for g in shot.games if g.stream not in misnamed]
     facts = [shot.facts[g.game_id] for g in games if g.game_id in shot.facts]
     rulesets = {(f.ruleset, f.ruleset_sha256) for f in facts if f.ruleset_sha256}
@@ -262,6 +337,7 @@ def _manifest(
         "format": FORMAT,
         "schema_version": schemas.SCHEMA_VERSION,
         "ledger": {"seq": head.seq, "hash": head.hash},
+        "verified": verified,
         "checkpoint": checkpoint.to_dict() if checkpoint is not None else None,
         "partitioning": {
             "flavor": "hive",

@@ -5,9 +5,15 @@
         filed under (from the tournament streams' TournamentCreated and GameAdded, or its
         GameCreated), compared with what the read models were computed from. Nothing changed
         in the selection: nothing to do. Otherwise every selected game is replayed, or with
-        `follow` only the games whose events (or filing) changed since the last run.
-    recompute(store, plan, on_game) -> Summary
-        The games replayed (`pipelines.game_service.fold`) and turned into rows
+        `follow` only the games whose events (or filing) changed since the last run. Read
+        models are fresh only for the same `seq` AND hash: when the ledger's event at the
+        recorded head now has another hash (or is gone), the ledger changed under them, and
+        every game is replayed, whatever the selection.
+    recompute(store, plan, on_game, verify=True) -> Summary
+        The ledger's quick check first (`ledger.integrity.check_recent`) and every replayed
+        game's events checked against their hashes (`check_events`): `LedgerAltered`, and
+        nothing written, when the ledger was altered (`verify=False`: for forensic work). Then
+        the games replayed (`pipelines.game_service.fold`) and turned into rows
         (`pipelines.season_rows`) in worker processes, each task a batch of games that the
         worker reads from the ledger itself in one query and sends back as rows of plain tuples
         (in-process for small jobs), then written in ONE transaction: the games' old rows
@@ -37,6 +43,7 @@ import sqlalchemy as sa
 from ledger import EventStore, Head, RecordedEvent
 from ledger.catalogue import naming_problem
 from ledger.database import migrations_config, write_transaction
+from ledger.integrity import check_events, check_recent
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
 from pipelines.game_service import ServiceError, fold
@@ -90,9 +97,13 @@ class GameSource:
 
 @dataclass(frozen=True)
 class Plan:
+    """What a run replays at `head`; `moved`: the ledger changed under the read models (the
+    head they were computed at has another hash now), so `todo` is every game."""
+
     head: Head
     selected: tuple[GameSource, ...]
     todo: tuple[GameSource, ...]
+    moved: bool = False
 
     @property
     def events(self) -> int:
@@ -166,7 +177,9 @@ def plan(
     whether or not they changed (a rebuild)."""
     head = store.head()
     with store.engine.connect() as connection, connection.begin():
-        sources = [s for s in game_sources(connection, head) if selection.covers(s)]
+        every = game_sources(connection, head)
+        sources = [s for s in every if selection.covers(s)]
+        moved = models_moved(connection)
         done = {
             row.game_id: (row.last_seq, row.season, row.tournament_id)
             for row in connection.execute(
@@ -175,11 +188,27 @@ def plan(
             )
         }  # fmt: skip
     changed = [s for s in sources if done.get(s.game_id) != (s.last_seq, s.season, s.tournament_id)]
+    if moved:
+        return Plan(head, tuple(sources), tuple(every), moved=True)
     if everything:
         return Plan(head, tuple(sources), tuple(sources))
     if not changed:
         return Plan(head, tuple(sources), ())
     return Plan(head, tuple(sources), tuple(changed if follow else sources))
+
+
+def models_moved(connection: sa.Connection) -> bool:
+    """Whether the ledger changed under the read models: the event at the head they were
+    computed at has another hash now, or is gone (a `seq` alone does not say they are fresh)."""
+    recorded = connection.execute(
+        sa.select(rm.state.c.seq, rm.state.c.hash).where(rm.state.c.name == rm.STATE_NAME)
+    ).first()
+    if recorded is None or recorded.seq == 0:
+        return False
+    now = connection.execute(
+        sa.select(events_table.c.hash).where(events_table.c.seq == recorded.seq)
+    ).scalar()
+    return now != recorded.hash
 
 
 _worker_store: EventStore | None = None
@@ -209,34 +238,39 @@ def _replay(source: GameSource, stored: list[RecordedEvent]) -> GameResult:
 
 
 def replay_games(
-    store: EventStore, batch: Sequence[GameSource], up_to_seq: int
+    store: EventStore, batch: Sequence[GameSource], up_to_seq: int, *, verify: bool = True
 ) -> list[GameResult]:
     """A batch of games read from `store` in one query (up to `up_to_seq`), each replayed:
-    what a worker does per task, and the export where the read models are not fresh."""
+    what a worker does per task, and the export where the read models are not fresh. With
+    `verify`, `LedgerAltered` when an event read no longer gives its hash."""
     stored = store.read_streams([source.stream for source in batch], up_to_seq)
+    if verify:
+        for events in stored.values():
+            check_events(events)
     return [_replay(source, stored.get(source.stream, [])) for source in batch]
 
 
-def _replay_batch(batch: Sequence[GameSource], up_to_seq: int) -> list[GameResult]:
+def _replay_batch(batch: Sequence[GameSource], up_to_seq: int, verify: bool) -> list[GameResult]:
     assert _worker_store is not None
-    return replay_games(_worker_store, batch, up_to_seq)
+    return replay_games(_worker_store, batch, up_to_seq, verify=verify)
 
 
 def _replay_all(
-    url: str, todo: Sequence[GameSource], up_to_seq: int, workers: int
+    url: str, todo: Sequence[GameSource], up_to_seq: int, workers: int, verify: bool
 ) -> Iterator[GameResult]:
     batches = [todo[i : i + GAMES_PER_TASK] for i in range(0, len(todo), GAMES_PER_TASK)]
     if workers <= 1:
         _open_worker(url)
         try:
             for batch in batches:
-                yield from _replay_batch(batch, up_to_seq)
+                yield from _replay_batch(batch, up_to_seq, verify)
         finally:
             assert _worker_store is not None
             _worker_store.close()
         return
     with ProcessPoolExecutor(workers, initializer=_open_worker, initargs=(url,)) as pool:
-        for results in pool.map(_replay_batch, batches, itertools.repeat(up_to_seq)):
+        rest = (itertools.repeat(up_to_seq), itertools.repeat(verify))
+        for results in pool.map(_replay_batch, batches, *rest):
             yield from results
 
 
@@ -269,11 +303,15 @@ def _insert(connection: sa.Connection, table: sa.Table, rows: list[tuple]) -> No
 
 
 def _write(
-    connection: sa.Connection, results: list[GameResult], *, rebuild: bool
+    connection: sa.Connection, results: list[GameResult], *, rebuild: bool, moved: bool
 ) -> tuple[dict[str, int], list]:
-    """The games' old rows deleted (none after a rebuild: the tables are new) and their new
-    rows inserted, a table at a time."""
-    if not rebuild:
+    """The games' old rows deleted (none after a rebuild: the tables are new; all of them
+    when the ledger changed under them: a game may be gone) and their new rows inserted, a
+    table at a time."""
+    if moved and not rebuild:
+        for table in (*rm.ROW_TABLES.values(), rm.games):
+            connection.execute(table.delete())
+    elif not rebuild:
         ids = [result.source.game_id for result in results]
         for table in (*rm.ROW_TABLES.values(), rm.games):
             for start in range(0, len(ids), DELETE_CHUNK):
@@ -301,20 +339,25 @@ def recompute(
     workers: int | None = None,
     on_game: Callable[[GameSource], None] = lambda _source: None,
     rebuild: bool = False,
+    verify: bool = True,
 ) -> Summary:
     """Replay the plan's games and replace their rows, all in one transaction (see above);
     with `rebuild`, the same transaction first drops the read-model tables and creates them
-    again. A plan with nothing to do writes nothing (unless it rebuilds)."""
-    if not plan.todo and not rebuild:
+    again. A plan with nothing to do writes nothing (unless it rebuilds). `verify` checks
+    the ledger first and each game's events as they are replayed (`LedgerAltered`)."""
+    if verify:
+        check_recent(store)
+    if not plan.todo and not rebuild and not plan.moved:
         return Summary(plan.head, 0, 0, dict.fromkeys(TABLES, 0), ())
     results = []
-    for result in _replay_all(store.url, plan.todo, plan.head.seq, workers_for(plan, workers)):
+    count = workers_for(plan, workers)
+    for result in _replay_all(store.url, plan.todo, plan.head.seq, count, verify):
         results.append(result)
         on_game(result.source)
     with write_transaction(store.engine, RECOMPUTE_LOCK_KEY) as connection:
         if rebuild:
             _recreate(connection)
-        counts, problems = _write(connection, results, rebuild=rebuild)
+        counts, problems = _write(connection, results, rebuild=rebuild, moved=plan.moved)
         values = {
             "seq": plan.head.seq,
             "hash": plan.head.hash,

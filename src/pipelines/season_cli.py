@@ -2,7 +2,7 @@
 simulate, demo) registered beside it.
 
     arbitru recompute [--db URL] [--season S | --tournament T | --game G] [--follow]
-                      [--rebuild] [--workers N] [--json]
+                      [--rebuild] [--workers N] [--skip-verify] [--json]
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ledger import EventStore
-from pipelines.game_common import reported
+from pipelines.game_common import reported, unless_altered
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import shows_progress
 from pipelines.recompute import (
@@ -88,11 +88,19 @@ def recompute_command(
             min=1, help="Processes replaying games (default: one per core for large jobs)."
         ),
     ] = None,
+    skip_verify: Annotated[
+        bool,
+        typer.Option(
+            "--skip-verify",
+            help="Replay without checking the chain first (forensic work on an altered "
+            "ledger): the read models are then not vouched for.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Replay games from the ledger into the read models (per player-round results, rounds,
     game standings), in one transaction, recording the ledger head read up to. Run again with
-    nothing new, it does no work."""
+    nothing new, it does no work. The chain is checked first: an altered ledger is refused."""
     chosen = [name for name, value in (("--season", season), ("--tournament", tournament),
                                        ("--game", game)) if value is not None]  # fmt: skip
     if len(chosen) > 1:
@@ -102,7 +110,13 @@ def recompute_command(
              "or --follow")  # fmt: skip
     selection = Selection(season, tournament, game.removeprefix("game/") if game else None)
     console = Console(stderr=True)
-    with reported():
+    if skip_verify:
+        console.print(
+            "[bold yellow]warning:[/] --skip-verify: the ledger's chain is not checked, so "
+            "these read models are not vouched for",
+            soft_wrap=True,
+        )
+    with reported(), unless_altered("nothing was recomputed", "replays it anyway"):
         EventStore(db, upgrade=False).close()
         with EventStore(db) as store:
             before = recorded_head(store)
@@ -111,7 +125,15 @@ def recompute_command(
                 fail(f"no game {selection.game} in this ledger: check the id and --db")
             with _progress(console, work, shows_progress(console, as_json)) as advance:
                 summary = recompute(
-                    store, work, workers=workers, on_game=advance, rebuild=rebuild_all
+                    store, work, workers=workers, on_game=advance, rebuild=rebuild_all,
+                    verify=not skip_verify,
+                )  # fmt: skip
+            if work.moved:
+                console.print(
+                    f"the ledger changed under the read models (seq {before.seq if before else 0}"
+                    " has another hash now): every game was replayed",
+                    soft_wrap=True,
+                    highlight=False,
                 )
     _report(summary, before, as_json)
     if summary.problems:

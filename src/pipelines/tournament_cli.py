@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,7 +21,8 @@ from rich.table import Table
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
 from ledger.jsonl import row_line
-from pipelines.game_common import store
+from pipelines.game_common import store, view_of
+from pipelines.game_service import events_altered, ledger_altered
 from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.output_file import output_target, write_whole
@@ -31,6 +33,7 @@ from pipelines.tournaments import (
     SeasonStanding,
     Tournament,
     TournamentError,
+    TournamentResult,
     TournamentStanding,
     read_tournaments,
     results,
@@ -78,18 +81,21 @@ def tournament_standings_command(
             why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
             fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
         (result,) = results(opened, found)
+        altered = _altered(opened, [result])
     left_out = _left_out(misnamed, [result.tournament], claiming=tournament_id)
-    if as_json:
-        emit_json(
-            {
-                "tournament": _tournament_json(result.tournament),
-                "standings": [asdict(s) for s in result.standings],
-                "left_out": [m.to_dict() for m in left_out],
-            }
-        )
-    else:
-        show_tournament(result.tournament, result.standings)
-        show_left_out(left_out)
+    with view_of(altered):
+        if as_json:
+            emit_json(
+                {
+                    "tournament": _tournament_json(result.tournament),
+                    "standings": [asdict(s) for s in result.standings],
+                    "left_out": [m.to_dict() for m in left_out],
+                    "ledger_altered": altered,
+                }
+            )
+        else:
+            show_tournament(result.tournament, result.standings)
+            show_left_out(left_out)
     if left_out:
         raise typer.Exit(1)
 
@@ -116,24 +122,40 @@ def season_standings_command(
         of_season = [t for t in known if t.season == chosen]
         if not of_season:
             fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
-        ranked = season_standings(results(opened, of_season), table)
+        found = results(opened, of_season)
+        ranked = season_standings(found, table)
+        altered = _altered(opened, found)
         left_out = _left_out(misnamed_streams(opened), of_season)
-    if as_json:
-        emit_json(
-            {
-                "season": chosen,
-                "points_table": {"name": table.name, "points": list(table.points),
-                                 "beyond": table.beyond},
-                "tournaments": [t.tournament_id for t in of_season],
-                "standings": [_season_json(s) for s in ranked],
-                "left_out": [m.to_dict() for m in left_out],
-            }
-        )  # fmt: skip
-    else:
-        show_season(chosen, of_season, ranked, table)
-        show_left_out(left_out)
+    with view_of(altered):
+        if as_json:
+            emit_json(
+                {
+                    "season": chosen,
+                    "points_table": {"name": table.name, "points": list(table.points),
+                                     "beyond": table.beyond},
+                    "tournaments": [t.tournament_id for t in of_season],
+                    "standings": [_season_json(s) for s in ranked],
+                    "left_out": [m.to_dict() for m in left_out],
+                    "ledger_altered": altered,
+                }
+            )  # fmt: skip
+        else:
+            show_season(chosen, of_season, ranked, table)
+            show_left_out(left_out)
     if left_out:
         raise typer.Exit(1)
+
+
+def _altered(opened: EventStore, found: Sequence[TournamentResult]) -> str | None:
+    """Why the ledger fails its quick check, or some event of these tournaments or of their
+    games no longer gives its hash; None when everything holds."""
+    problems = (
+        ledger_altered(opened),
+        *(r.altered for r in found),
+        *(events_altered(opened.read_stream(f"tournament/{r.tournament.tournament_id}"))
+          for r in found),
+    )  # fmt: skip
+    return next((problem for problem in problems if problem is not None), None)
 
 
 def points_table(path: Path | None) -> PointsTable:

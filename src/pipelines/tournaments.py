@@ -48,7 +48,7 @@ from ledger.catalogue import naming_problem
 from ledger.database import read_transaction
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
-from pipelines.game_service import load_game
+from pipelines.game_service import Game, load_game
 
 POINTS_FILE = "ranking_points.toml"
 """The shipped table, in the `pipelines.data` package."""
@@ -234,10 +234,12 @@ class PointsTable:
 
 @dataclass(frozen=True)
 class TournamentResult:
-    """A tournament of a season with its standings (the input of season standings)."""
+    """A tournament of a season with its standings (the input of season standings), and why
+    the events of one of its games no longer give their hashes (None: they all do)."""
 
     tournament: Tournament
     standings: tuple[TournamentStanding, ...]
+    altered: str | None = None
 
 
 def season_standings(
@@ -271,19 +273,6 @@ def seasons(tournaments: Iterable[Tournament]) -> tuple[str, ...]:
     return tuple(sorted({t.season for t in tournaments}))
 
 
-def game_standings(store: EventStore, game_ids: Iterable[str]) -> dict[str, tuple[Standing, ...]]:
-    """The standings of these games, each replayed from its stream; a game added to a
-    tournament but not (yet) in this ledger has none, nor has a stream whose GameCreated
-    names another game (`pipelines.stream_names`)."""
-    found = {}
-    for game_id in game_ids:
-        game = load_game(store, game_id, must_exist=False)
-        opening = game.stored[0] if game.stored else None
-        misnamed = opening and naming_problem(game.stream, opening.type, opening.payload)
-        found[game_id] = () if misnamed else standings(game.state)
-    return found
-
-
 def recomputed_standings(
     store: EventStore, game_ids: Iterable[str]
 ) -> dict[str, tuple[Standing, ...]]:
@@ -313,7 +302,26 @@ def results(
 ) -> tuple[TournamentResult, ...]:
     """Each tournament with its standings: its games replayed from the ledger, or with
     `recomputed` read from the read models (fast; as fresh as the last recompute)."""
-    source = recomputed_standings if recomputed else game_standings
-    return tuple(
-        TournamentResult(t, tournament_standings(t, source(store, t.games))) for t in tournaments
-    )
+    if recomputed:
+        return tuple(
+            TournamentResult(t, tournament_standings(t, recomputed_standings(store, t.games)))
+            for t in tournaments
+        )
+    found = []
+    for t in tournaments:
+        games = [load_game(store, game_id, must_exist=False) for game_id in t.games]
+        ranked = tournament_standings(
+            t, {g: _standings(game) for g, game in zip(t.games, games, strict=True)}
+        )
+        altered = next((game.altered for game in games if game.altered is not None), None)
+        found.append(TournamentResult(t, ranked, altered))
+    return tuple(found)
+
+
+def _standings(game: Game) -> tuple[Standing, ...]:
+    """A game's standings; none for a game added to a tournament but not (yet) in this
+    ledger, nor for a stream whose GameCreated names another game (`pipelines.stream_names`)."""
+    opening = game.stored[0] if game.stored else None
+    if opening is None or naming_problem(game.stream, opening.type, opening.payload):
+        return ()
+    return standings(game.state)
