@@ -118,9 +118,7 @@ def export_parquet(
         files, manifest = _write(
             store, shot, folder, points or PointsTable.load(), misnamed, checkpoint, verify
         )
-    return Export(
-        target, shot.head, files, manifest, shot.fresh, tuple(misnamed.values()), verify
-    )
+    return Export(target, shot.head, files, manifest, shot.fresh, tuple(misnamed.values()), verify)
 
 
 def verified_checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
