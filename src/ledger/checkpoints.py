@@ -179,6 +179,7 @@ def make_checkpoint(store: EventStore, key: Ed25519PrivateKey) -> tuple[Checkpoi
         ).first()
         if existing is not None:
             return _checkpoint(existing), False
+        fresh = _not_yet_stored(connection, stretch, fresh)
         for start in range(0, len(fresh), _INSERT_CHUNK):
             connection.execute(sa.insert(merkle_subtrees), fresh[start : start + _INSERT_CHUNK])
         connection.execute(sa.insert(checkpoints_table).values(**checkpoint.to_dict()))
@@ -278,6 +279,27 @@ class Stretch:
             f"the stored subtree of seqs {start + 1} to {end} is missing, though a checkpoint "
             "covers those events: the ledger was altered; run `arbitru ledger verify`"
         )
+
+
+def _not_yet_stored(
+    connection: Connection, stretch: Stretch, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`rows` less those a checkpoint made meanwhile (another round closing) has stored, read
+    again inside the write transaction; a stored one that differs means the table was
+    altered."""
+    stored = _stored_near(connection, stretch.first, stretch.size)
+    fresh = []
+    for row in rows:
+        known = stored.get((row["level"], row["position"]))
+        if known is None:
+            fresh.append(row)
+        elif known.hex() != row["hash"]:
+            first, last = row["position"] << row["level"], (row["position"] + 1) << row["level"]
+            raise LedgerAltered(
+                f"the stored subtree of seqs {first + 1} to {last} no longer matches those "
+                "events: the ledger was altered; run `arbitru ledger verify`"
+            )
+    return fresh
 
 
 def _stored_near(connection: Connection, first: int, size: int) -> dict[tuple[int, int], bytes]:

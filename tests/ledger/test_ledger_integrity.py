@@ -316,3 +316,19 @@ def test_the_incremental_checkpoint_signs_the_root_and_subtrees_of_a_full_rebuil
         }
         assert set(table_rows(store, "merkle_subtrees")) == expected
         assert [c.tree_size for c in list_checkpoints(store)][-1] == len(hashes)
+
+
+def test_a_checkpoint_made_meanwhile_by_another_round_close_does_not_fail_this_one(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ledger.checkpoints as checkpoints
+
+    fill(store, 600)
+    checked_first = checkpoints.recent_stretch(store)  # this round close checked the ledger,
+    fill(store, 1)
+    make_checkpoint(store, KEY)  # then another one signed, storing the same subtrees
+    monkeypatch.setattr(checkpoints, "recent_stretch", lambda _store: checked_first)
+    checkpoint, created = make_checkpoint(store, KEY)
+    assert created and [c.tree_size for c in list_checkpoints(store)] == [600, 601]
+    hashes = [bytes.fromhex(row[10]) for row in store.iter_rows()][:600]
+    assert checkpoint.root == rfc_mth(hashes).hex()
