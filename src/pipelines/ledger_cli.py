@@ -288,7 +288,6 @@ def verify_command(
     trusted = _trusted_key(pubkey)
     expected = None if expect_head is None else _expected_head(expect_head, trusted)
     shown = shows_progress(_err, as_json)
-    checkpoints = 0
     if file is not None:
         if partial and expected is not None:
             fail("--expect-head needs the whole chain: a partial export does not hold the head")
@@ -303,7 +302,6 @@ def verify_command(
             fail("--partial applies to --file only: a database always holds the whole chain")
         with _store(db) as store:
             recorded = list_checkpoints(store)
-            checkpoints = len(recorded)
             total = store.head().seq if shown else None
             with progress(_err, "verifying", total, in_bytes=False, shown=shown) as advance:
                 rows = store.iter_rows()
@@ -320,7 +318,7 @@ def verify_command(
     else:
         _show_verify(result, source_name, expected)
         if result.ok and file is None:
-            _show_checkpoints_matched(result, checkpoints, expected)
+            _show_checkpoints_matched(result, expected)
     if not result.ok:
         raise typer.Exit(1)
 
@@ -376,10 +374,9 @@ def _expected_head(text: str, trusted: Ed25519PublicKey | None) -> Head:
     return published.head
 
 
-def _show_checkpoints_matched(
-    result: VerifyResult, checkpoints: int, expected: Head | None
-) -> None:
-    if not checkpoints:
+def _show_checkpoints_matched(result: VerifyResult, expected: Head | None) -> None:
+    """What an intact database was checked against, and what it was not."""
+    if not result.checkpoints:
         _out.print(
             "no checkpoint is recorded: only a head published earlier (--expect-head) shows "
             "that no history was rewritten and no events were cut from the end",
@@ -392,14 +389,15 @@ def _show_checkpoints_matched(
         else "signatures NOT checked: give --pubkey FILE (the federation's public key) to "
         "check them"
     )
+    unvouched = (
+        ""
+        if expected
+        else "; the events after the latest one are vouched for only by a published head "
+        "(--expect-head)"
+    )
     _out.print(
-        f"it matches the {checkpoints} checkpoint(s) recorded with it ({signatures})"
-        + (
-            ""
-            if expected
-            else "; events after the latest one are vouched for only by a "
-            "published head (--expect-head)"
-        ),
+        f"it matches the {result.checkpoints} checkpoint(s) recorded with it ({signatures})"
+        f"{unvouched}",
         soft_wrap=True,
     )
 
