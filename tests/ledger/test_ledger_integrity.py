@@ -139,13 +139,18 @@ def test_a_payload_edited_with_the_triggers_off_is_caught_and_never_signed(
 
 
 def test_events_deleted_under_a_checkpoint_are_caught_by_verify_alone(
-    signed: str, key: Path
+    signed: str, key: Path, tmp_path: Path
 ) -> None:
     with EventStore(signed) as store:
         drop_triggers(store)
         raw(store, f"DELETE FROM events WHERE seq > {SIZE - 5}")
         with pytest.raises(LedgerAltered, match=f"checkpoint {SIZE} covers {SIZE} events but"):
             check_recent(store)
+    published = tmp_path / "head.json"
+    args = ("ledger", "head", "--db", signed, "--publish", str(published), "--key", str(key))
+    refused = arbitru(*args)
+    assert refused.exit_code == 1 and "nothing was published" in refused.stderr
+    assert not published.exists()
     refused_everywhere(signed, key, f"checkpoint {SIZE} covers {SIZE} events, but the chain")
 
 
