@@ -5,6 +5,7 @@ PostgreSQL. It knows envelopes (streams, versions, types, hashes), never game ru
     store.append("game/g1", [NewEvent("GameCreated", {...})], expected_version=0)
     store.read_stream("game/g1"); store.read_all(from_seq=1); store.head()
     verify_chain(store.iter_all())
+    check_recent(store)  # the quick check against the latest checkpoint
 """
 
 from ledger.canonical import GENESIS_HASH
@@ -34,6 +35,9 @@ _LAZY = {
     "verify_file": "ledger.verify",
     "verify_rows": "ledger.verify",
     "verify_store": "ledger.verify",
+    "LedgerAltered": "ledger.checkpoints",
+    "check_events": "ledger.integrity",
+    "check_recent": "ledger.integrity",
 }
 
 
@@ -54,6 +58,7 @@ __all__ = [
     "Head",
     "ImportReport",
     "JsonlError",
+    "LedgerAltered",
     "LedgerError",
     "NewEvent",
     "NoLedger",
@@ -63,6 +68,8 @@ __all__ = [
     "VerifyProblem",
     "VerifyResult",
     "VersionConflict",
+    "check_events",
+    "check_recent",
     "import_events",
     "open_store",
     "verify_chain",

@@ -1,13 +1,16 @@
 """Checkpoints: signed Merkle tree heads over the ledger, recorded and never edited, and the
 inclusion and consistency proofs they make possible (docs/proofs.md).
 
-Making a checkpoint reads every event hash and rebuilds the tree, because that is what
-catches a change made behind the ledger's back since the last checkpoint: the rebuilt tree
-must reproduce the last checkpoint's root (any altered hash of an event it covers changes
-it), the stored subtrees must match the rebuilt ones, and the events added since must form
-an intact chain (each recomputed from its content, each linked to the one before). Only then
-is the new head signed. A checkpoint signs event hashes; an event whose content no longer
-gives its hash is caught by `ledger verify` and by every proof for it.
+Making a checkpoint costs what is new, not the whole ledger. A complete, aligned subtree
+never changes in an append-only log, so the latest checkpoint's tree is kept as its stored
+subtrees of `2**SUBTREE_LEVEL` leaves and more plus the event hashes of its last, partial
+block (RFC 9162's compact range, read in O(log n)). Before anything is signed, the events
+from that block on are read whole: each must give its hash and link to the one before, the
+root folded from them and the stored subtrees must be the latest checkpoint's, and every
+stored subtree read on the way must match what the events give (`recent_stretch`, which
+`ledger.integrity.check_recent` runs alone). Only then is the tree extended over the new
+events and its head signed. Events deeper under the latest checkpoint are checked by
+`ledger verify`, which recomputes every hash and every checkpoint's root.
 
 Proofs do not rebuild the tree: a complete, aligned subtree never changes in an append-only
 log, so every one of at least `2**SUBTREE_LEVEL` leaves is stored when a checkpoint covers
@@ -20,8 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -155,75 +158,197 @@ def _find(connection: Connection, tree_size: int | None) -> Checkpoint:
 def make_checkpoint(store: EventStore, key: Ed25519PrivateKey) -> tuple[Checkpoint, bool]:
     """Sign and record a checkpoint of the whole ledger as it is now; returns it and whether
     it is new (False: the ledger has not grown since the latest checkpoint, which is
-    returned). Raises `LedgerAltered` when the ledger fails the checks of the module
-    docstring, `CheckpointError` when it holds no events."""
-    size = store.head().seq
-    if size == 0:
+    returned). The ledger passes `recent_stretch`'s checks first, even when it has not grown,
+    and the tree is extended from the stored nodes: the cost is the events since the latest
+    checkpoint plus O(log n). Raises `LedgerAltered` when a check fails, `CheckpointError`
+    when the ledger holds no events."""
+    stretch = recent_stretch(store)
+    if stretch.size == 0:
         raise CheckpointError("the ledger holds no events yet: there is nothing to checkpoint")
-    previous = latest_checkpoint(store)
-    if previous is not None and previous.tree_size >= size:
-        if previous.tree_size > size:
-            raise LedgerAltered(
-                f"checkpoint {previous.tree_size} covers {previous.tree_size} events but the "
-                f"ledger holds only {size}: events were removed; run `arbitru ledger verify`"
-            )
+    previous = stretch.previous
+    if previous is not None and previous.tree_size == stretch.size:
         return previous, False
-    trusted = previous.tree_size if previous else 0
-    levels = merkle.levels(_checked_leaves(store, size, trusted))
-    if previous is not None and _range(levels, 0, previous.tree_size).hex() != previous.root:
-        raise LedgerAltered(
-            f"the events no longer give the root signed by checkpoint {previous.tree_size}: an "
-            f"event hash up to seq {previous.tree_size} was altered after it was signed; run "
-            "`arbitru ledger verify`"
-        )
+    root = stretch.root(stretch.size)
+    fresh = stretch.new_subtrees()
     from ledger.signing import sign  # only signing loads `cryptography`
 
-    checkpoint = sign(key, size, levels[-1][0].hex(), now_recorded_at())
+    checkpoint = sign(key, stretch.size, root.hex(), now_recorded_at())
     with write_transaction(store.engine) as connection:
         existing = connection.execute(
-            sa.select(checkpoints_table).where(checkpoints_table.c.tree_size == size)
+            sa.select(checkpoints_table).where(checkpoints_table.c.tree_size == stretch.size)
         ).first()
         if existing is not None:
             return _checkpoint(existing), False
-        _store_subtrees(connection, levels, size)
+        fresh = _not_yet_stored(connection, stretch, fresh)
+        for start in range(0, len(fresh), _INSERT_CHUNK):
+            connection.execute(sa.insert(merkle_subtrees), fresh[start : start + _INSERT_CHUNK])
         connection.execute(sa.insert(checkpoints_table).values(**checkpoint.to_dict()))
     return checkpoint, True
 
 
-def _checked_leaves(store: EventStore, size: int, trusted: int) -> list[bytes]:
-    """The leaves of events 1 to `size`, in one pass. Seqs must run without gaps; the events
-    after `trusted` (the last checkpointed seq) must form an intact chain from it, so they
-    are read whole, while the events before are read by their hash alone (the last
-    checkpoint's root vouches for those)."""
+def recent_stretch(store: EventStore) -> Stretch:
+    """The ledger since its latest checkpoint, checked: the head is not below the checkpoint;
+    the events from the start of the checkpoint's last block of `_BLOCK` seqs to the head run
+    without gaps, each links to the one before and its content gives its hash; the root
+    folded from those event hashes and the stored subtrees left of them is the checkpoint's
+    root, and every stored subtree on the way matches. Without a checkpoint the stretch is
+    the whole ledger. Raises `LedgerAltered` naming the first thing wrong."""
+    with read_transaction(store.engine) as connection:
+        previous = _latest(connection)
+        last = connection.execute(_HEAD_SQL).first()
+        size = last.seq if last else 0
+        signed = previous.tree_size if previous else 0
+        if signed > size:
+            raise LedgerAltered(
+                f"checkpoint {signed} covers {signed} events but the ledger holds only {size}: "
+                f"events were removed; run `arbitru ledger verify`"
+            )
+        first = (signed - 1) >> SUBTREE_LEVEL << SUBTREE_LEVEL if signed else 0
+        stored = _stored_near(connection, first, size)
+    leaves = _checked_leaves(store, first, size)
+    stretch = Stretch(previous, size, first, merkle.levels(leaves, SUBTREE_LEVEL), stored)
+    if previous is not None and stretch.root(signed).hex() != previous.root:
+        raise LedgerAltered(
+            f"the event hashes from seq {first + 1} to {signed} and the stored subtrees before "
+            f"them no longer give the root signed by checkpoint {signed}: an event hash or a "
+            "stored subtree was altered after it was signed; run `arbitru ledger verify`"
+        )
+    return stretch
+
+
+@dataclass
+class Stretch:
+    """The events after `first` (leaf hashes, with their levels up to `SUBTREE_LEVEL`) and
+    the stored subtrees near them: enough to compute any subtree of the first `size` events
+    that is not entirely left of `first`, and the heads of the trees of `previous.tree_size`
+    and of `size` events."""
+
+    previous: Checkpoint | None
+    size: int
+    first: int
+    levels: list[list[bytes]]
+    stored: dict[tuple[int, int], bytes]
+    computed: dict[tuple[int, int], bytes] = field(default_factory=dict)
+
+    def root(self, size: int) -> bytes:
+        """MTH of the first `size` events, folded from their compact range."""
+        return merkle.fold([self.node(h, p) for h, p in merkle.compact_range(size)])
+
+    def node(self, height: int, position: int) -> bytes:
+        """The hash of the perfect subtree `position` at `height`: from the leaves when it
+        lies right of `first`, stored when left of it, from its two halves when it spans
+        it. A computed subtree that a checkpoint stored must equal the stored one."""
+        key = (height, position)
+        if key in self.computed:
+            return self.computed[key]
+        start, end = position << height, (position + 1) << height
+        if start >= self.first and height <= SUBTREE_LEVEL:
+            value = self.levels[height][(start - self.first) >> height]
+        elif end <= self.first:
+            value = self.stored.get(key) or self._missing(start, end)
+        else:
+            value = merkle.node_hash(
+                self.node(height - 1, 2 * position), self.node(height - 1, 2 * position + 1)
+            )
+        known = self.stored.get(key)
+        signed = self.previous.tree_size if self.previous else 0
+        if known is None and height >= SUBTREE_LEVEL and end <= signed:
+            self._missing(start, end)
+        if known is not None and known != value:
+            raise LedgerAltered(
+                f"the stored subtree of seqs {start + 1} to {end} no longer matches those "
+                "events: the ledger was altered; run `arbitru ledger verify`"
+            )
+        self.computed[key] = value
+        return value
+
+    def new_subtrees(self) -> list[dict[str, Any]]:
+        """The rows of `merkle_subtrees` the checkpoint of `size` events adds: every complete
+        aligned subtree of at least `_BLOCK` events ending after the latest checkpoint."""
+        signed = self.previous.tree_size if self.previous else 0
+        rows = []
+        for height in range(SUBTREE_LEVEL, self.size.bit_length()):
+            for position in range(signed >> height, self.size >> height):
+                value = self.node(height, position)
+                if (height, position) not in self.stored:
+                    rows.append({"level": height, "position": position, "hash": value.hex()})
+        return rows
+
+    def _missing(self, start: int, end: int) -> NoReturn:
+        raise LedgerAltered(
+            f"the stored subtree of seqs {start + 1} to {end} is missing, though a checkpoint "
+            "covers those events: the ledger was altered; run `arbitru ledger verify`"
+        )
+
+
+def _not_yet_stored(
+    connection: Connection, stretch: Stretch, rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`rows` less those a checkpoint made meanwhile (another round closing) has stored, read
+    again inside the write transaction; a stored one that differs means the table was
+    altered."""
+    stored = _stored_near(connection, stretch.first, stretch.size)
+    fresh = []
+    for row in rows:
+        known = stored.get((row["level"], row["position"]))
+        if known is None:
+            fresh.append(row)
+        elif known.hex() != row["hash"]:
+            first, last = row["position"] << row["level"], (row["position"] + 1) << row["level"]
+            raise LedgerAltered(
+                f"the stored subtree of seqs {first + 1} to {last} no longer matches those "
+                "events: the ledger was altered; run `arbitru ledger verify`"
+            )
+    return fresh
+
+
+def _stored_near(connection: Connection, first: int, size: int) -> dict[tuple[int, int], bytes]:
+    """The stored subtrees that computing a `Stretch` after `first` may read or must match:
+    at each level, from the one just left of `first` to the end of the tree."""
+    if not _has_checkpoints(connection):
+        return {}
+    terms = " OR ".join(
+        f"(level = {height} AND position BETWEEN {max(0, (first >> height) - 1)} AND "
+        f"{size >> height})"
+        for height in range(SUBTREE_LEVEL, max(size.bit_length(), SUBTREE_LEVEL + 1))
+    )  # integers computed here, never input: written into the text, one statement to plan
+    rows = connection.exec_driver_sql(
+        f"SELECT level, position, hash FROM merkle_subtrees WHERE {terms}"
+    ).all()
+    try:
+        return {(level, position): bytes.fromhex(digest) for level, position, digest in rows}
+    except (TypeError, ValueError):
+        raise LedgerAltered(
+            "a stored subtree hash is not hexadecimal: the ledger was altered; run "
+            "`arbitru ledger verify`"
+        ) from None
+
+
+def _checked_leaves(store: EventStore, first: int, size: int) -> list[bytes]:
+    """The leaves of events `first + 1` to `size`, each event read whole and checked: seqs run
+    without gaps, each links to the one before (seq 1 to the genesis hash), and its content
+    gives its stored hash."""
     leaves: list[bytes] = []
     append, sha256, fromhex, encode = leaves.append, hashlib.sha256, bytes.fromhex, envelope_bytes
-    prev_hash, expected = GENESIS_HASH, 1
+    prev_hash, expected = GENESIS_HASH if first == 0 else None, first + 1
+    page = min(_READ_PAGE, max(size - first, 1))
     try:
-        if trusted:
-            with read_transaction(store.engine) as connection:
-                result = connection.execution_options(yield_per=_READ_PAGE).execute(
-                    _HASHES_SQL, {"last": trusted}
-                )
-                for seq, stored in result:
-                    if seq != expected:
-                        break
-                    append(sha256(b"\x00" + fromhex(stored)).digest())
-                    prev_hash, expected = stored, expected + 1
-            if expected <= trusted:
-                raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
-        for row in store.iter_rows(from_seq=trusted + 1, page_size=_READ_PAGE):
+        for row in store.iter_rows(from_seq=first + 1, page_size=page):
             seq, stored = row[0], row[10]
             if seq > size:
                 break
             if seq != expected:
-                raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
-            if row[9] != prev_hash:
+                raise LedgerAltered(
+                    f"seq {expected} is missing: the ledger was altered; run "
+                    "`arbitru ledger verify`"
+                )
+            if prev_hash is not None and row[9] != prev_hash:
                 raise LedgerAltered(
                     f"seq {seq} does not link to the event before it (its prev_hash is not "
                     "that event's hash): the ledger was altered; run `arbitru ledger verify`"
                 )
             try:
-                digest = sha256(encode(row, None, prev_hash)).hexdigest()
+                digest = sha256(encode(row, None, row[9])).hexdigest()
             except (TypeError, AttributeError, UnicodeEncodeError):
                 digest = None
             if digest != stored:
@@ -239,7 +364,9 @@ def _checked_leaves(store: EventStore, size: int, trusted: int) -> list[bytes]:
             "`arbitru ledger verify`"
         ) from None
     if expected <= size:
-        raise LedgerAltered(f"seq {expected} is missing: the ledger was altered")
+        raise LedgerAltered(
+            f"seq {expected} is missing: the ledger was altered; run `arbitru ledger verify`"
+        )
     return leaves
 
 
@@ -259,35 +386,7 @@ def _range(levels: list[list[bytes]], start: int, end: int) -> bytes:
     return merkle.node_hash(_range(levels, start, middle), _range(levels, middle, end))
 
 
-def _store_subtrees(connection: Connection, levels: list[list[bytes]], size: int) -> None:
-    """Record the complete subtrees of at least `_BLOCK` leaves not yet stored; a stored one
-    that differs from the rebuilt tree means the table was altered."""
-    stored = {
-        (row.level, row.position): row.hash
-        for row in connection.execute(sa.select(merkle_subtrees))
-    }
-    fresh: list[dict[str, Any]] = []
-    for height in range(SUBTREE_LEVEL, len(levels)):
-        for position in range(size >> height):
-            digest = levels[height][position].hex()
-            known = stored.get((height, position))
-            if known is None:
-                fresh.append({"level": height, "position": position, "hash": digest})
-            elif known != digest:
-                raise LedgerAltered(
-                    f"the stored subtree of seqs {(position << height) + 1} to "
-                    f"{(position + 1) << height} no longer matches those events: the ledger "
-                    "was altered; run `arbitru ledger verify`"
-                )
-    for start in range(0, len(fresh), _INSERT_CHUNK):
-        connection.execute(sa.insert(merkle_subtrees), fresh[start : start + _INSERT_CHUNK])
-
-
-_HASHES_SQL = (
-    sa.select(events_table.c.seq, events_table.c.hash)
-    .where(events_table.c.seq <= sa.bindparam("last"))
-    .order_by(events_table.c.seq)
-)
+_HEAD_SQL = sa.select(events_table.c.seq).order_by(events_table.c.seq.desc()).limit(1)
 _SUBTREE_SQL = sa.select(merkle_subtrees.c.hash).where(
     merkle_subtrees.c.level == sa.bindparam("level"),
     merkle_subtrees.c.position == sa.bindparam("position"),

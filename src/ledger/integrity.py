@@ -1,63 +1,43 @@
-"""The cheap checks a command runs before it trusts what it reads: the chain as a whole
-against its latest checkpoint (`check_recent`), and the events a command has just read
-(`check_events`). Both raise `LedgerAltered`, whose message names what is wrong and says to
-run `arbitru ledger verify`.
+"""The quick check of the ledger against its latest checkpoint, and the check of events as a
+stream is read: what every command runs before it trusts what it reads or appends to, at a
+cost that does not grow with the ledger (docs/proofs.md, "What a checkpoint guarantees").
 
-This version checks simply: `check_recent` verifies the whole chain and rebuilds the latest
-checkpoint's tree from the event hashes.
+`check_recent` is the check a checkpoint makes before it signs (`ledger.checkpoints`): the
+latest checkpoint's root reproduced from the stored tree and the event hashes of its last
+block, the head not below it, every event since intact. `ledger verify` is the full check.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
-from ledger import merkle
-from ledger.canonical import envelope_bytes
-from ledger.checkpoints import LedgerAltered, latest_checkpoint
+from ledger.canonical import chain_hash, envelope_bytes
+from ledger.checkpoints import LedgerAltered, recent_stretch
 from ledger.envelope import RecordedEvent
 from ledger.jsonl import event_row
 from ledger.store import EventStore
-from ledger.verify import verify_store
-
-_VERIFY = "run `arbitru ledger verify`"
 
 
 def check_recent(store: EventStore) -> None:
-    """Raise `LedgerAltered` unless the chain is intact and the latest checkpoint still
-    holds: it covers no more events than the ledger has, and the hashes of the events it
-    covers still give its signed root."""
-    result = verify_store(store)
-    if not result.ok:
-        assert result.problem is not None
-        raise LedgerAltered(f"the hash chain is broken at {result.problem.describe()}; {_VERIFY}")
-    checkpoint = latest_checkpoint(store)
-    if checkpoint is None:
-        return
-    size = checkpoint.tree_size
-    if size > result.last_seq:
-        raise LedgerAltered(
-            f"checkpoint {size} covers {size} events but the ledger holds only "
-            f"{result.last_seq}: events were removed; {_VERIFY}"
-        )
-    leaves = [merkle.leaf_hash(row[10]) for row in store.iter_rows() if row[0] <= size]
-    if merkle.root(leaves).hex() != checkpoint.root:
-        raise LedgerAltered(
-            f"the events no longer give the root signed by checkpoint {size}: the ledger was "
-            f"rewritten after it was signed; {_VERIFY}"
-        )
+    """Raise ledger.checkpoints.LedgerAltered (message naming what is wrong and saying to run
+    `arbitru ledger verify`) unless: the latest checkpoint's root is reproduced from the stored
+    tree and the event hashes of its last block, the head is not below it, and every event after
+    it links to the one before and its content gives its hash. Without a checkpoint, the stretch
+    is the whole ledger. Cost: the events since the latest checkpoint plus O(log n)."""
+    recent_stretch(store)
 
 
 def check_events(events: Iterable[RecordedEvent]) -> None:
-    """Raise `LedgerAltered` naming the first event whose content no longer gives its hash."""
+    """Raise LedgerAltered naming the first event (by seq) whose content no longer gives its
+    stored hash (hash = chain_hash(prev_hash, envelope bytes)); used on a stream as it is read."""
     for event in events:
         try:
-            digest = hashlib.sha256(envelope_bytes(event_row(event), None, event.prev_hash))
-            found = digest.hexdigest()
-        except (TypeError, ValueError, AttributeError, UnicodeEncodeError):
-            found = None
-        if found != event.hash:
+            digest = chain_hash(event.prev_hash, envelope_bytes(event_row(event)))
+        except (TypeError, AttributeError, UnicodeEncodeError, ValueError):
+            digest = None
+        if digest != event.hash:
             raise LedgerAltered(
                 f"seq {event.seq} ({event.stream} version {event.version}): its content no "
-                f"longer gives its stored hash: the event was altered; {_VERIFY}"
+                "longer gives its stored hash: the event was altered; run "
+                "`arbitru ledger verify`"
             )

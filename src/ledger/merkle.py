@@ -45,14 +45,15 @@ def is_perfect(start: int, end: int) -> bool:
     return size > 0 and size & (size - 1) == 0 and start % size == 0
 
 
-def levels(leaves: Sequence[bytes]) -> list[list[bytes]]:
-    """Every level of the tree over `leaves`, bottom up, pairing neighbours and carrying an
-    odd last node up unchanged, which builds exactly RFC 9162's tree. `levels[h][j]` is the
-    hash of leaves `j * 2**h` to `(j + 1) * 2**h` whenever that range is complete."""
+def levels(leaves: Sequence[bytes], up_to: int | None = None) -> list[list[bytes]]:
+    """Every level of the tree over `leaves` (up to height `up_to`, when given), bottom up,
+    pairing neighbours and carrying an odd last node up unchanged, which builds exactly RFC
+    9162's tree. `levels[h][j]` is the hash of leaves `j * 2**h` to `(j + 1) * 2**h` whenever
+    that range is complete."""
     sha256 = hashlib.sha256
     level = list(leaves)
     out = [level]
-    while len(level) > 1:
+    while len(level) > 1 and (up_to is None or len(out) <= up_to):
         paired = [
             sha256(b"\x01" + level[i] + level[i + 1]).digest() for i in range(0, len(level) - 1, 2)
         ]
@@ -68,6 +69,53 @@ def root(leaves: Sequence[bytes]) -> bytes:
     if not leaves:
         raise ValueError("a tree head needs at least one leaf")
     return levels(leaves)[-1][0]
+
+
+def compact_range(size: int) -> list[tuple[int, int]]:
+    """RFC 9162's compact range of the first `size` leaves: the (height, position) of the
+    perfect subtrees they split into, largest first, one per bit set in `size`. Their hashes
+    are all that extending the tree, or computing its head, needs from the leaves before."""
+    nodes, start = [], 0
+    for height in range(size.bit_length() - 1, -1, -1):
+        if size >> height & 1:
+            nodes.append((height, start >> height))
+            start += 1 << height
+    return nodes
+
+
+def fold(hashes: Sequence[bytes]) -> bytes:
+    """MTH of the tree whose compact range has these hashes (largest subtree first)."""
+    node = hashes[-1]
+    for left in reversed(hashes[:-1]):
+        node = node_hash(left, node)
+    return node
+
+
+class CompactRange:
+    """The tree head of a growing list of leaves in O(log n) memory: appending a leaf merges
+    equal-sized subtrees as binary addition carries, so that `root()` is MTH at any size."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self._heights: list[int] = []
+        self._hashes: list[bytes] = []
+
+    def append(self, leaf: bytes) -> None:
+        """Add the next leaf (its leaf hash)."""
+        heights, hashes, height = self._heights, self._hashes, 0
+        while heights and heights[-1] == height:
+            heights.pop()
+            leaf = hashlib.sha256(b"\x01" + hashes.pop() + leaf).digest()
+            height += 1
+        heights.append(height)
+        hashes.append(leaf)
+        self.size += 1
+
+    def root(self) -> bytes:
+        """MTH over the leaves appended so far (at least one)."""
+        if not self._hashes:
+            raise ValueError("a tree head needs at least one leaf")
+        return fold(self._hashes)
 
 
 def inclusion_path(index: int, size: int, subtree: Subtree) -> list[bytes]:

@@ -3,8 +3,8 @@
 A checkpoint's statement (`ledger.tree_head`) is signed with Ed25519 (RFC 8032). A key is
 named by its key id: the SHA-256, in hexadecimal, of its 32 raw public-key bytes. Keys are
 kept in PEM files (PKCS #8 for the private key, SubjectPublicKeyInfo for the public one),
-which OpenSSL reads as they are. Only this module loads `cryptography`: the commands that
-neither sign nor check a signature never import it.
+which OpenSSL reads as they are. Only this module and `ledger.published_head` load
+`cryptography`: the commands that neither sign nor check a signature never import it.
 """
 
 from __future__ import annotations

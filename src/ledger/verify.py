@@ -6,23 +6,37 @@ canonical encoding; each stream's versions run 1, 2, 3…; no `event_id` appears
 Verification stops at the first break and names its `seq`, because everything after a break
 is unproven anyway.
 
-An intact chain can still have lost its tail: cutting the last events leaves a shorter chain
-that holds together. Only a head published earlier tells, so verification optionally takes an
-expected head (`seq`, `hash`): the chain must reach that `seq` and carry that `hash` there.
+A database also holds signed checkpoints (`ledger.checkpoints`), and its chain is verified
+against every one of them as well: a checkpoint may not cover more events than the chain
+holds (the chain was cut below it), and the Merkle root of the verified event hashes up to
+its size must be the one it signed (history was rewritten, even with fresh hashes). Given
+the federation's public key, each checkpoint's signature is checked too; without it, a
+rewrite that came with checkpoints of its own, signed by another key, passes.
+
+An intact chain can still have lost the events after its latest checkpoint: cutting them
+leaves a shorter chain that holds together. Only a head published earlier tells, so
+verification optionally takes an expected head (`seq`, `hash`): the chain must reach that
+`seq` and carry that `hash` there.
 """
 
 from __future__ import annotations
 
 import codecs
 import hashlib
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from ledger.canonical import GENESIS_HASH, envelope_bytes
+from ledger.checkpoints import list_checkpoints
 from ledger.envelope import RecordedEvent
 from ledger.jsonl import JsonlError, event_row, exported_event, parse_line, row_line
+from ledger.merkle import CompactRange
 from ledger.store import EventStore, Head
+from ledger.tree_head import Checkpoint
+
+if TYPE_CHECKING:
+    from ledger.signing import Ed25519PublicKey
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,10 @@ class VerifyResult:
     last_seq: int
     last_hash: str
     problem: VerifyProblem | None = None
+    checkpoints: int = 0
+    """How many checkpoints the chain was found to match (0 for a file)."""
+    signatures_checked: bool = False
+    """Whether their signatures were checked (only with a trusted public key)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON shape of `arbitru ledger verify --json`."""
@@ -66,6 +84,8 @@ class VerifyResult:
             "first_broken_seq": problem.seq if problem else None,
             "line": problem.line if problem else None,
             "error": problem.reason if problem else None,
+            "checkpoints_matched": self.checkpoints,
+            "signatures_checked": self.signatures_checked,
         }
 
 
@@ -110,19 +130,92 @@ def verify_file(
 
 
 def verify_store(
-    store: EventStore, page_size: int = 5000, *, expected_head: Head | None = None
+    store: EventStore,
+    page_size: int = 5000,
+    *,
+    expected_head: Head | None = None,
+    public_key: Ed25519PublicKey | None = None,
 ) -> VerifyResult:
-    """Verify the whole chain held in a database, over the stored bytes themselves: the very
-    rows an export writes."""
-    return verify_rows(store.iter_rows(page_size=page_size), expected_head=expected_head)
+    """Verify the whole chain held in a database, over the stored bytes themselves (the very
+    rows an export writes), and against every checkpoint recorded there (module docstring)."""
+    return verify_rows(
+        store.iter_rows(page_size=page_size),
+        expected_head=expected_head,
+        checkpoints=list_checkpoints(store),
+        public_key=public_key,
+    )
 
 
 def verify_rows(
-    rows: Iterable[_Row | Unreadable], *, expected_head: Head | None = None
+    rows: Iterable[_Row | Unreadable],
+    *,
+    expected_head: Head | None = None,
+    checkpoints: Sequence[Checkpoint] = (),
+    public_key: Ed25519PublicKey | None = None,
 ) -> VerifyResult:
-    """Verify a whole chain given as stored rows (`EventStore.iter_rows`): `verify_store`
-    for a caller that watches the rows go by (a progress bar)."""
-    return _verify(rows, True, expected_head)
+    """Verify a whole chain given as stored rows (`EventStore.iter_rows`), and against
+    `checkpoints` (their signatures too, with `public_key`): `verify_store` for a caller
+    that watches the rows go by (a progress bar)."""
+    sizes = {c.tree_size for c in checkpoints}
+    roots: dict[int, bytes] = {}
+    result = _verify(_tree_tap(rows, sizes, roots), True, expected_head)
+    if not result.ok or not checkpoints:
+        return result
+    for checkpoint in sorted(checkpoints, key=lambda c: c.tree_size):
+        reason = _checkpoint_problem(checkpoint, result.last_seq, roots, public_key)
+        if reason is not None:
+            return replace(result, ok=False, problem=VerifyProblem(None, None, reason))
+    return replace(result, checkpoints=len(checkpoints), signatures_checked=bool(public_key))
+
+
+def _tree_tap(
+    rows: Iterable[_Row | Unreadable], sizes: set[int], roots: dict[int, bytes]
+) -> Iterator[_Row | Unreadable]:
+    """The rows as they are, while the Merkle tree of their hashes grows alongside: its root
+    goes in `roots` at each checkpoint size. Only what verification then accepts counts."""
+    if not sizes:
+        yield from rows
+        return
+    tree, sha256, fromhex = CompactRange(), hashlib.sha256, bytes.fromhex
+    for row in rows:
+        yield row
+        if isinstance(row, Unreadable):
+            return
+        try:
+            tree.append(sha256(b"\x00" + fromhex(row[10])).digest())
+        except (TypeError, ValueError):
+            return  # not a hash: verification stops at this row
+        if tree.size in sizes:
+            roots[tree.size] = tree.root()
+
+
+def _checkpoint_problem(
+    checkpoint: Checkpoint,
+    last_seq: int,
+    roots: dict[int, bytes],
+    public_key: Ed25519PublicKey | None,
+) -> str | None:
+    """What is wrong between an intact chain and one of its checkpoints, if anything."""
+    size = checkpoint.tree_size
+    if size > last_seq:
+        return (
+            f"checkpoint {size} covers {size} events, but the chain holds only {last_seq}: "
+            f"{size - last_seq} event(s) were removed from its end"
+        )
+    root = roots[size].hex()
+    if root != checkpoint.root:
+        return (
+            f"the event hashes of seqs 1 to {size} give the Merkle root {root}, not the root "
+            f"{checkpoint.root} signed by checkpoint {size}: events it covers were altered or "
+            "rewritten after it was signed"
+        )
+    if public_key is not None:
+        from ledger.signing import signature_problem  # only signing loads `cryptography`
+
+        problem = signature_problem(checkpoint, public_key)
+        if problem is not None:
+            return f"checkpoint {size}: {problem}"
+    return None
 
 
 _PARTIAL_HINT = (

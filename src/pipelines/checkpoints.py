@@ -1,11 +1,13 @@
 """Checkpoints made as a side effect of other work: the end of a round or of a game signs a
 checkpoint when the federation's key is configured (docs/proofs.md).
 
-The game commands call `checkpoint_if_configured(store, key)` after the events closing the
-round (`RoundClosed`) or the game (`GameEnded`) are committed, passing their
-`--checkpoint-key` option; without it the `ARBITRU_CHECKPOINT_KEY` environment variable
-names the key file, and with neither nothing is signed. The closing events stay recorded
-whatever happens here: a checkpoint that cannot be made is reported, never undone with them.
+The game commands call `checkpoint_if_configured(store)` after the events closing the round
+(`RoundClosed`) or the game (`GameEnded`) are committed: the `ARBITRU_CHECKPOINT_KEY`
+environment variable names the key file (they have no option for it), and without it nothing
+is signed. The checkpoint runs the quick check first (`ledger.integrity.check_recent`) and
+costs the events since the latest checkpoint, not the whole ledger. The closing events stay
+recorded whatever happens here: a checkpoint that cannot be made is reported, never undone
+with them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ CHECKPOINT_KEY_ENV = "ARBITRU_CHECKPOINT_KEY"
 
 
 def configured_key(option: Path | None = None) -> Path | None:
-    """The key file to sign with: the command's option, else the environment variable."""
+    """The key file to sign with: `option` when a caller passes one, else the environment
+    variable."""
     if option is not None:
         return option
     value = os.environ.get(CHECKPOINT_KEY_ENV, "").strip()

@@ -8,6 +8,8 @@ exits with 1. Long work shows a progress bar on a terminal (`pipelines.ledger_pr
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import sys
@@ -15,7 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import sqlalchemy as sa
 import typer
@@ -26,16 +28,21 @@ from ledger import (
     EventStore,
     Head,
     ImportReport,
+    LedgerAltered,
     LedgerError,
     VerifyResult,
+    check_recent,
     import_events,
     verify_file,
     verify_rows,
 )
+from ledger.canonical import now_recorded_at
+from ledger.checkpoints import list_checkpoints
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.jsonl import row_line, write_rows
-from pipelines.exits import OutputNotWritten, say_if_output_fails
+from pipelines.checkpoints import CHECKPOINT_KEY_ENV
+from pipelines.exits import ExitCode, OutputNotWritten, say_if_output_fails
 from pipelines.game_records import check_payload
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import (
@@ -46,6 +53,9 @@ from pipelines.ledger_progress import (
     shows_progress,
 )
 from pipelines.output_file import output_target, write_whole
+
+if TYPE_CHECKING:
+    from ledger.signing import Ed25519PublicKey
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -254,16 +264,29 @@ def verify_command(
         str | None,
         typer.Option(
             "--expect-head",
-            metavar="SEQ:HASH",
-            help="The head published earlier (`ledger head`): the chain must hold it, so that "
-            "events cut from its end are caught.",
+            metavar="SEQ:HASH|FILE",
+            help="The head published earlier: SEQ:HASH as `ledger head` prints it, or the "
+            "signed file `ledger head --publish` wrote (its signature is checked). The chain "
+            "must hold it, so that events cut from its end are caught.",
+        ),
+    ] = None,
+    pubkey: Annotated[
+        Path | None,
+        typer.Option(
+            "--pubkey",
+            help="The federation's public key (FILE.pub): check the signature of every "
+            f"checkpoint and of a published head file. Without it, the public key of the "
+            f"private key named by {CHECKPOINT_KEY_ENV}, if set.",
         ),
     ] = None,
 ) -> None:
     """Check the hash chain of the database or of an export file.
 
+    A database is also checked against every checkpoint recorded in it: none may cover more
+    events than the chain holds, and the event hashes must give each one's signed root.
     Exit 0 when intact; otherwise exit 1, naming the first broken seq and what is wrong."""
-    expected = None if expect_head is None else _parse_head(expect_head)
+    trusted = _trusted_key(pubkey)
+    expected = None if expect_head is None else _expected_head(expect_head, trusted)
     shown = shows_progress(_err, as_json)
     if file is not None:
         if partial and expected is not None:
@@ -278,11 +301,15 @@ def verify_command(
         if partial:
             fail("--partial applies to --file only: a database always holds the whole chain")
         with _store(db) as store:
+            recorded = list_checkpoints(store)
             total = store.head().seq if shown else None
             with progress(_err, "verifying", total, in_bytes=False, shown=shown) as advance:
                 rows = store.iter_rows()
                 result = verify_rows(
-                    counted_rows(rows, advance) if shown else rows, expected_head=expected
+                    counted_rows(rows, advance) if shown else rows,
+                    expected_head=expected,
+                    checkpoints=recorded,
+                    public_key=trusted,
                 )
         source_name = _safe_url(db)
     if as_json:
@@ -290,6 +317,8 @@ def verify_command(
         emit_json({"source": source_name, **result.to_dict(), "expected_head": published})
     else:
         _show_verify(result, source_name, expected)
+        if result.ok and file is None:
+            _show_checkpoints_matched(result, expected)
     if not result.ok:
         raise typer.Exit(1)
 
@@ -297,14 +326,80 @@ def verify_command(
 _HEAD_FORMAT = re.compile(r"^(\d{1,19}):([0-9a-f]{64})\Z")
 
 
-def _parse_head(text: str) -> Head:
+def _trusted_key(pubkey: Path | None) -> Ed25519PublicKey | None:
+    """The public key that signatures are checked with: `--pubkey`, else the public half of
+    the private key that `ARBITRU_CHECKPOINT_KEY` names, else none."""
+    private = os.environ.get(CHECKPOINT_KEY_ENV, "").strip()
+    if pubkey is None and not private:
+        return None
+    from ledger.signing import load_private_key, load_public_key  # loads `cryptography`
+
+    try:
+        if pubkey is not None:
+            return load_public_key(pubkey)
+        return load_private_key(Path(private)).public_key()
+    except LedgerError as exc:
+        fail(str(exc) if pubkey is not None else f"{CHECKPOINT_KEY_ENV}: {exc}")
+
+
+def _expected_head(text: str, trusted: Ed25519PublicKey | None) -> Head:
+    """The head `--expect-head` names: SEQ:HASH, or a published head file whose signature
+    the trusted key checks (a bad signature is a negative verdict, exit 1)."""
     match = _HEAD_FORMAT.match(text.strip())
-    if match is None:
+    if match is not None:
+        return Head(int(match[1]), match[2])
+    path = Path(text)
+    if not path.is_file():
         fail(
             f"--expect-head takes SEQ:HASH, the head published earlier as `arbitru ledger "
-            f"head` prints it (a seq, a colon, 64 lowercase hexadecimal digits); got {text!r}"
+            f"head` prints it (a seq, a colon, 64 lowercase hexadecimal digits), or the file "
+            f"`arbitru ledger head --publish FILE` wrote; got {text!r}, which is neither"
         )
-    return Head(int(match[1]), match[2])
+    from ledger.published_head import PublishedHeadError, parse_published  # `cryptography`
+
+    try:
+        published = parse_published(json.loads(path.read_bytes().decode("utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        fail(f"{path}: cannot read it as a published head file ({exc})")
+    except PublishedHeadError as exc:
+        fail(f"{path}: {exc}")
+    if trusted is None:
+        fail(
+            f"{path} is a signed head: give the federation's public key with --pubkey FILE "
+            f"(or set {CHECKPOINT_KEY_ENV}) so that its signature is checked"
+        )
+    problem = published.signature_problem(trusted)
+    if problem is not None:
+        fail(f"{path}: {problem}; it is not trusted", ExitCode.NEGATIVE)
+    return published.head
+
+
+def _show_checkpoints_matched(result: VerifyResult, expected: Head | None) -> None:
+    """What an intact database was checked against, and what it was not."""
+    if not result.checkpoints:
+        _out.print(
+            "no checkpoint is recorded: only a head published earlier (--expect-head) shows "
+            "that no history was rewritten and no events were cut from the end",
+            soft_wrap=True,
+        )
+        return
+    signatures = (
+        "their signatures checked with the trusted key"
+        if result.signatures_checked
+        else "signatures NOT checked: give --pubkey FILE (the federation's public key) to "
+        "check them"
+    )
+    unvouched = (
+        ""
+        if expected
+        else "; the events after the latest one are vouched for only by a published head "
+        "(--expect-head)"
+    )
+    _out.print(
+        f"it matches the {result.checkpoints} checkpoint(s) recorded with it ({signatures})"
+        f"{unvouched}",
+        soft_wrap=True,
+    )
 
 
 def _show_verify(result: VerifyResult, source: str, expected: Head | None = None) -> None:
@@ -336,17 +431,66 @@ def _show_verify(result: VerifyResult, source: str, expected: Head | None = None
 
 
 @ledger_app.command("head")
-def head_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> None:
-    """The last seq and its hash: the digest a federation publishes."""
-    with _store(db) as store:
-        head = store.head()
-    if as_json:
-        emit_json({"seq": head.seq, "hash": head.hash})
+def head_command(
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    publish: Annotated[
+        Path | None,
+        typer.Option(
+            "--publish",
+            help="Also write the head, signed and dated, to this JSON file for an auditor to "
+            "keep outside the system (`ledger verify --expect-head FILE` checks it).",
+        ),
+    ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option("--key", help="With --publish: the private key file that signs it."),
+    ] = None,
+) -> None:
+    """The last seq and its hash, as SEQ:HASH: the digest a federation publishes, exactly as
+    `ledger verify --expect-head` takes it.
+
+    With --publish FILE --key KEY the ledger is first checked against its latest checkpoint
+    (exit 1 if altered), then the head is signed and written to FILE."""
+    if publish is None and key is not None:
+        fail("--key signs a published head: give --publish FILE too")
+    if publish is not None and key is None:
+        fail("--publish needs --key FILE, the private key that signs the head")
+    if publish is None:
+        with _store(db) as store:
+            head = store.head()
+        if as_json:
+            emit_json({"seq": head.seq, "hash": head.hash})
+        else:
+            typer.echo(f"{head.seq}:{head.hash}")
         return
-    table = Table(show_header=False)
-    table.add_row("seq", str(head.seq))
-    table.add_row("hash", head.hash)
-    _out.print(table)
+    assert key is not None
+    from ledger.published_head import publish as sign_head  # loads `cryptography`
+    from ledger.signing import load_private_key
+
+    try:
+        private_key = load_private_key(key)
+    except LedgerError as exc:
+        fail(str(exc))
+    target = output_target(publish)
+    with _store(db) as store:
+        try:
+            check_recent(store)
+        except LedgerAltered as exc:
+            fail(f"nothing was published: {exc}", ExitCode.NEGATIVE)
+        head = store.head()
+    published = sign_head(private_key, head, now_recorded_at())
+    document = published.to_dict()
+    write_whole([(json.dumps(document, indent=2) + "\n").encode()], publish, target)
+    if as_json:
+        emit_json(document)
+        return
+    typer.echo(f"{head.seq}:{head.hash}")
+    _err.print(
+        f"head seq {head.seq} signed by key {published.key_id} at {published.published_at}, "
+        f"written to {publish}: keep it outside this system",
+        soft_wrap=True,
+    )
 
 
 @db_app.command("upgrade")

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from ledger import LedgerError
+from ledger import EventStore, LedgerError, verify_rows
 from ledger.checkpoints import (
     LedgerAltered,
     list_checkpoints,
@@ -42,6 +42,9 @@ from pipelines.ledger_cli import (
     ledger_app,
 )
 from pipelines.output_file import output_target, write_whole
+
+if TYPE_CHECKING:
+    from ledger.signing import Ed25519PrivateKey
 
 keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
 
@@ -93,11 +96,21 @@ def checkpoint_command(
     ],
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="Check only what the latest checkpoint does not cover (the events since it "
+            "and its last block), as the end of a round does, instead of the whole ledger.",
+        ),
+    ] = False,
 ) -> None:
     """Sign and record a checkpoint: the Merkle tree head of every event so far.
 
-    The ledger is checked first: the last checkpoint's root must still come out of the
-    events, and the events since must form an intact chain (exit 1 otherwise)."""
+    The ledger is verified first, as `ledger verify` does (every hash and link, every
+    recorded checkpoint's root, and the signatures of those this key made); with --quick,
+    only the events since the latest checkpoint. Nothing is signed over a broken ledger
+    (exit 1, naming what is wrong), even when no event is new."""
     from ledger.signing import load_private_key  # loads `cryptography`
 
     try:
@@ -107,10 +120,12 @@ def checkpoint_command(
     with _store(db):
         pass  # an existing ledger only: a mistyped URL must not create an empty one
     with _store(db, create=True) as store:
+        if not quick:
+            _verify_before_signing(store, private_key)
         try:
             checkpoint, created = make_checkpoint(store, private_key)
         except LedgerAltered as exc:
-            fail(str(exc), ExitCode.NEGATIVE)
+            fail(f"nothing was signed: {exc}", ExitCode.NEGATIVE)
     if as_json:
         emit_json({**checkpoint.to_dict(), "created": created})
         return
@@ -126,6 +141,30 @@ def checkpoint_command(
         f"root {checkpoint.root}\nkey id {checkpoint.key_id}",
         soft_wrap=True,
     )
+
+
+def _verify_before_signing(store: EventStore, private_key: Ed25519PrivateKey) -> None:
+    """Leave with exit 1, signing nothing, unless the whole ledger verifies: every hash and
+    link, every recorded checkpoint's size and root, and the signature of each checkpoint
+    this key made (those of other keys cannot be checked with it)."""
+    from ledger.signing import key_id, signature_problem
+
+    recorded = list_checkpoints(store)
+    result = verify_rows(store.iter_rows(), checkpoints=recorded)
+    reason = result.problem.describe() if result.problem else None
+    own = key_id(private_key.public_key())
+    for checkpoint in recorded if reason is None else ():
+        if checkpoint.key_id == own:
+            problem = signature_problem(checkpoint, private_key.public_key())
+            if problem is not None:
+                reason = f"checkpoint {checkpoint.tree_size}: {problem}"
+                break
+    if reason is not None:
+        fail(
+            f"nothing was signed: the ledger fails verification: {reason}; run "
+            "`arbitru ledger verify` for details",
+            ExitCode.NEGATIVE,
+        )
 
 
 def checkpoints_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> None:
