@@ -24,6 +24,7 @@ from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
 from engine.echo import echo
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from ledger.input_files import BATCH, BOARD, InputFileError, open_input, read_input
 from ledger.jsonl import JsonlError, numbered_lines, parse_line
 from pipelines.exits import ExitCode
 
@@ -96,11 +97,9 @@ def read_board_file(path: Path, ruleset: Ruleset) -> Board:
     """A board file as README.md describes it, checked against the game's tile set."""
     size = ruleset.board_size
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        fail(f"board file {path} not found: give a file of {size} lines of {size} characters")
-    except OSError as exc:
-        fail(f"cannot read board file {path}: {exc.strerror or exc}")
+        text = read_input(path, BOARD).decode("utf-8-sig")
+    except InputFileError as exc:
+        fail(f"{exc} ({size} lines of {size} characters)")
     except UnicodeDecodeError as exc:
         fail(f"board file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8")
     try:
@@ -159,8 +158,8 @@ def _batch_source(path: Path) -> Iterator[IO[bytes]]:
         yield sys.stdin.buffer
         return
     try:
-        handle = path.open("rb")
-    except OSError as exc:
-        fail(f"cannot read batch file {path}: {exc.strerror or exc}")
+        handle = open_input(path, BATCH)
+    except InputFileError as exc:
+        fail(str(exc))
     with handle:
         yield handle

@@ -34,6 +34,7 @@ from ledger import (
 )
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
+from ledger.input_files import EVENTS, InputFileError, open_input
 from ledger.jsonl import row_line, write_rows
 from pipelines.exits import OutputNotWritten, say_if_output_fails
 from pipelines.game_records import check_payload
@@ -82,15 +83,12 @@ def _open_input(file: Path) -> Iterator[IO[bytes]]:
     if file == Path("-"):
         yield sys.stdin.buffer
         return
-    if file.is_dir():
-        fail(f"{file} is a directory; give the path of a JSON Lines file")
-    if not file.is_file():
-        fail(f"{file}: no such file; give the path of a JSON Lines file")
     try:
-        with file.open("rb") as handle:
-            yield handle
-    except PermissionError:
-        fail(f"{file}: permission denied")
+        handle = open_input(file, EVENTS)
+    except InputFileError as exc:
+        fail(str(exc))
+    with handle:
+        yield handle
 
 
 @contextmanager
