@@ -2,7 +2,8 @@
 and files of submissions (forum comments or typed slips, one per line).
 
 Each reader returns values or raises `InputError` whose message names the file, the line and
-the problem and says what to do; nothing here touches the ledger.
+the problem and says what to do; nothing here touches the ledger. Files are opened through
+`ledger.input_files` (regular files within a cap); a new game's seed must look random.
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ Ctrl-C, SIGTERM and SIGHUP remove the temporary file before the command ends (a 
 process ignores, SIGHUP under `nohup`, stays ignored). Files that belong together
 (`lexicon build --out DIR`'s three) are all written before any is renamed into place.
 
+Some regular files are never replaced either: a SQLite database (the ledger's own
+`arbitru.db`, one typo away from any `--out`), the `-wal`, `-shm` or `-journal` beside one,
+and a file the same command read (`ledger.input_files`). A run killed outright (`kill -9`)
+cannot remove its temporary file; the next run writing the same file does, and says so.
+
 How each ending is told (README "Exit codes"): a target refused is the user's input unusable
 (`OutputRefused`, exit 2, said by the command); a write the system refuses, a full disk or a
 permission denied, is output not written (`OutputNotWritten`, exit 3), and a signal ends with
