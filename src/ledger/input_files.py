@@ -137,11 +137,26 @@ def open_input(path: Path, kind: Kind) -> BinaryIO:
     return handle
 
 
+def standard_input(kind: Kind) -> BinaryIO:
+    """Standard input, for a command given `-`: a pipe, a file or a terminal, not a device
+    (`< /dev/zero` would be read for ever; `InputFileError`)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):  # no descriptor: stdin replaced, as a test runner does
+        mode = stat.S_IFIFO
+    if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not sys.stdin.isatty():
+        kind_name = "a character device" if stat.S_ISCHR(mode) else "a block device"
+        raise InputFileError(
+            f"stdin is {kind_name}, not a {kind.what}: pipe or redirect a file to it"
+        )
+    return sys.stdin.buffer
+
+
 def read_input(path: Path, kind: Kind, *, stdin: bool = False) -> bytes:
     """The bytes of `path` (`open_input`), or of standard input when `stdin` and `path` is
     `-`; never more than `kind`'s cap: one that holds more is refused (`InputFileError`)."""
     if stdin and path == STDIN:
-        return _capped(sys.stdin.buffer, STDIN, kind)
+        return _capped(standard_input(kind), STDIN, kind)
     with open_input(path, kind) as handle:
         return _capped(handle, path, kind)
 

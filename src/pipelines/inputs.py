@@ -9,7 +9,6 @@ engine and lexicon commands use it, so it loads no database, progress bar or sig
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +23,14 @@ from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
 from engine.echo import echo
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
-from ledger.input_files import BATCH, BOARD, InputFileError, open_input, read_input
+from ledger.input_files import (
+    BATCH,
+    BOARD,
+    InputFileError,
+    open_input,
+    read_input,
+    standard_input,
+)
 from ledger.jsonl import JsonlError, numbered_lines, parse_line
 from pipelines.exits import ExitCode
 
@@ -154,12 +160,12 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
 
 @contextmanager
 def _batch_source(path: Path) -> Iterator[IO[bytes]]:
-    if path == STDIN:
-        yield sys.stdin.buffer
-        return
     try:
-        handle = open_input(path, BATCH)
+        handle = standard_input(BATCH) if path == STDIN else open_input(path, BATCH)
     except InputFileError as exc:
         fail(str(exc))
+    if path == STDIN:  # stays open: it is not ours
+        yield handle
+        return
     with handle:
         yield handle

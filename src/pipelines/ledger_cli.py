@@ -34,7 +34,7 @@ from ledger import (
 )
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
-from ledger.input_files import EVENTS, InputFileError, open_input
+from ledger.input_files import EVENTS, STDIN, InputFileError, open_input, standard_input
 from ledger.jsonl import row_line, write_rows
 from pipelines.exits import OutputNotWritten, say_if_output_fails
 from pipelines.game_records import check_payload
@@ -80,13 +80,13 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
 
 @contextmanager
 def _open_input(file: Path) -> Iterator[IO[bytes]]:
-    if file == Path("-"):
-        yield sys.stdin.buffer
-        return
     try:
-        handle = open_input(file, EVENTS)
+        handle = standard_input(EVENTS) if file == STDIN else open_input(file, EVENTS)
     except InputFileError as exc:
         fail(str(exc))
+    if file == STDIN:  # stays open: it is not ours
+        yield handle
+        return
     with handle:
         yield handle
 

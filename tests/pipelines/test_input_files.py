@@ -35,19 +35,21 @@ def _invoke(*args: str, stdin: bytes | None = None):
 
 
 def _limited() -> None:
-    """A child's memory is capped at 1 GiB: on code that reads /dev/zero whole it fails at
-    once instead of taking the machine's memory."""
+    """A child's memory is capped at 1 GiB and the files it writes at 256 MiB: on code that
+    reads /dev/zero whole it fails at once instead of taking the machine's memory or disk."""
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 28, 1 << 28))
 
 
-def _arbitru(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The installed command, as a user runs it, with a minute to end: a command that
-    blocks on a FIFO fails the test instead of hanging the suite."""
+def _arbitru(*args: str, cwd: Path, stdin: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The installed command, as a user runs it (stdin from the file `stdin`), with a minute
+    to end: a command that blocks on a FIFO fails the test instead of hanging the suite."""
     script = Path(sys.executable).with_name("arbitru")
-    return subprocess.run(
-        [str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=60,
-        stdin=subprocess.DEVNULL, preexec_fn=_limited, check=False,
-    )  # fmt: skip
+    with open(stdin or os.devnull, "rb") as given:
+        return subprocess.run(
+            [str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=60,
+            stdin=given, preexec_fn=_limited, check=False,
+        )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +117,25 @@ def test_an_input_that_is_not_a_regular_file_is_refused_at_once_by_name(
     assert "no such file" not in said and "Traceback" not in said
     assert (ledger / "arbitru.db").read_bytes() == before
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("what", "command"),
+    [
+        ("JSON Lines file", ["ledger", "import", "-", "--db", "{db}"]),
+        ("batch file", ["engine", "score", "--no-words", "--batch", "-"]),
+        ("proof file", ["verify-proof", "-", "--pubkey", "{pub}"]),
+    ],
+)
+def test_a_device_on_stdin_is_refused_where_a_command_reads_dash(
+    what: str, command: list[str], ledger: Path, tmp_path: Path
+) -> None:
+    given = {"db": f"sqlite:///{ledger / 'arbitru.db'}", "pub": ledger / "federation.key.pub"}
+    before = (ledger / "arbitru.db").read_bytes()
+    done = _arbitru(*(p.format(**given) for p in command), cwd=tmp_path, stdin=Path("/dev/zero"))
+    assert done.returncode == 2, done.stderr
+    assert f"stdin is a character device, not a {what}" in " ".join(done.stderr.split())
+    assert (ledger / "arbitru.db").read_bytes() == before
 
 
 KIB, MIB = 1 << 10, 1 << 20
