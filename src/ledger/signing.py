@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ledger.errors import LedgerError
+from ledger.input_files import KEY, InputFileError, Kind, read_input
 from ledger.tree_head import Checkpoint, statement
 
 
@@ -158,11 +159,7 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
 
 
 def _read(path: Path, what: str) -> bytes:
-    if path.is_dir():
-        raise KeyFileError(f"{path} is a directory; give the {what} file")
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise KeyFileError(f"{path}: no such file; give the {what} file") from None
-    except OSError as exc:
-        raise KeyFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return read_input(path, Kind(what + " file", KEY.cap))
+    except InputFileError as exc:
+        raise KeyFileError(str(exc)) from None

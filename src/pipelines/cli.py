@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # Typer brings its own click (vendored or as a dependency): n
     import click
 
 from engine.echo import echo
+from ledger.input_files import forget_inputs
 from pipelines.exits import (
     ExitCode,
     Interrupted,
@@ -141,6 +142,7 @@ class _SubApps(TyperGroup):
 
     def invoke(self, ctx: click.Context) -> object:
         nothing_done_yet()
+        forget_inputs()
         try:
             return super().invoke(ctx)
         except OutputRefused as exc:

@@ -27,6 +27,7 @@ from pathlib import Path
 from pipelines.output_file import (
     OutputRefused,
     beside,
+    clear_leftovers,
     ending,
     held_signals,
     sync_folder,
@@ -48,6 +49,7 @@ def export_target(out: Path, *, overwrite: bool) -> Path:
     if not target.exists():
         if not target.parent.is_dir():
             raise OutputRefused(f"cannot write {out}: folder {target.parent} does not exist")
+        clear_leftovers(target)
         return target
     if not target.is_dir():
         raise OutputRefused(f"{out} exists and is not a directory: give a new or empty folder")
@@ -56,6 +58,7 @@ def export_target(out: Path, *, overwrite: bool) -> Path:
     except OSError as exc:
         raise OutputRefused(f"cannot read {out}: {exc.strerror or exc}") from None
     if not entries:
+        clear_leftovers(target)
         return target
     if not overwrite:
         raise OutputRefused(
@@ -67,6 +70,7 @@ def export_target(out: Path, *, overwrite: bool) -> Path:
             f"{out} is not empty and holds no {MARKER}, so it is not an earlier export: "
             "--overwrite only replaces an export; give a new or empty folder"
         )
+    clear_leftovers(target)
     return target
 
 

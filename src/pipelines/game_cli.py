@@ -19,6 +19,7 @@ import typer
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from ledger.database import DEFAULT_URL
+from ledger.input_files import STDIN
 from pipelines import game_views as views
 from pipelines.game_common import (
     ActorOption,
@@ -58,8 +59,8 @@ SeedFileOption = Annotated[
     Path | None,
     typer.Option(
         "--seed-file",
-        help="The file holding the game's secret seed (default: the one kept when the game "
-        "was created, under ARBITRU_HOME/seeds).",
+        help="The file holding the game's secret seed, '-' for stdin (default: the one kept "
+        "when the game was created, under ARBITRU_HOME/seeds).",
     ),
 ]
 
@@ -83,12 +84,12 @@ def _seed_for_create(
     game: str, seed_file: Path | None, dry_run: bool
 ) -> tuple[str, Path | None, bool]:
     """The seed a seeded game commits to, the file holding it, and whether it is new.
-    An existing file's seed is used; otherwise a new seed is generated and kept (not in a
-    dry run, which only shows the commitment)."""
+    An existing file's seed (or stdin's, for `-`) is used if it looks random; otherwise a
+    new seed is generated and kept (not in a dry run, which only shows the commitment)."""
     path = seed_file or default_seed_path(stream_of(game).split("/", 1)[1])
     try:
-        if path.exists():
-            return read_seed(path), path, False
+        if path == STDIN or path.exists() or path.is_symlink():
+            return read_seed(path, fresh=True), path, False
         seed = new_seed()
         if not dry_run:
             keep_seed(path, seed)
@@ -99,7 +100,7 @@ def _seed_for_create(
 
 def _seed(game: str, seed_file: Path | None) -> str:
     path = seed_file or default_seed_path(stream_of(game).split("/", 1)[1])
-    if seed_file is None and not path.exists():
+    if seed_file is None and not (path.exists() or path.is_symlink()):
         fail(
             f"this game's draws are seeded and no seed is kept at {path}: give --seed-file with "
             "the file holding the seed committed when the game was created"
@@ -131,8 +132,9 @@ def create_command(
         Path | None,
         typer.Option(
             "--seed-file",
-            help="Seeded draws: a file holding the secret seed; a new seed is generated and "
-            "written there when the file does not exist (default: ARBITRU_HOME/seeds/GAME.seed).",
+            help="Seeded draws: a file of at least 16 random bytes, '-' for stdin; a new seed "
+            "is generated and written there when the file does not exist (default: "
+            "ARBITRU_HOME/seeds/GAME.seed).",
         ),
     ] = None,
     show_seed: Annotated[

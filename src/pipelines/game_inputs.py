@@ -2,18 +2,32 @@
 and files of submissions (forum comments or typed slips, one per line).
 
 Each reader returns values or raises `InputError` whose message names the file, the line and
-the problem and says what to do; nothing here touches the ledger.
+the problem and says what to do; nothing here touches the ledger. Files are opened through
+`ledger.input_files` (regular files within a cap); a new game's seed must look random.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from ledger.input_files import (
+    PLAYERS,
+    SEED,
+    STDIN,
+    SUBMISSIONS,
+    InputFileError,
+    Kind,
+    read_input,
+)
+from pipelines.exits import OutputNotWritten
+from pipelines.output_file import beside, clear_leftovers, sync_folder
 
 _PLAYER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _FIELD_SEPARATOR = re.compile(r"\s*\|\s*|\t")
@@ -58,7 +72,7 @@ def parse_player(spec: str, where: str = "--player") -> PlayerSpec:
 def read_players_file(path: Path) -> list[PlayerSpec]:
     """A players file: one `id` or `id:Name` per line; blank lines and `#` comments skipped."""
     players = []
-    for number, line in _lines(path):
+    for number, line in _lines(path, PLAYERS):
         players.append(parse_player(line, f"{path}, line {number}"))
     return players
 
@@ -111,7 +125,7 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
     reported at once, so that the whole file can be fixed in one go."""
     found: list[SubmissionLine] = []
     problems: list[str] = []
-    for number, line in _lines(path):
+    for number, line in _lines(path, SUBMISSIONS):
         fields = _FIELD_SEPARATOR.split(line, maxsplit=1)
         if len(fields) < 2 or not fields[1].strip():
             problems.append(
@@ -141,16 +155,12 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
     return found
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
-    """The numbered non-blank, non-comment lines of a UTF-8 text file."""
+def _lines(path: Path, kind: Kind) -> list[tuple[int, str]]:
+    """The numbered non-blank, non-comment lines of a UTF-8 text file of `kind`."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory; give the path of a text file") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        text = read_input(path, kind).decode("utf-8-sig")
+    except InputFileError as exc:
+        raise InputError(str(exc)) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     return [
@@ -168,21 +178,71 @@ def default_seed_path(game_id: str) -> Path:
     return data_home() / "seeds" / f"{game_id}.seed"
 
 
-def read_seed(path: Path) -> str:
-    """The seed held in a file (its first line, without surrounding spaces)."""
+def read_seed(path: Path, *, fresh: bool = False) -> str:
+    """The seed in a seed file, or on stdin for `-`: a text file's first line (the hex text
+    Arbitru writes), or the hex of a file of raw bytes (`head -c 32 /dev/urandom`). A `fresh`
+    seed, one a new game is about to commit to, must also look random (`seed_weakness`)."""
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
+        data = read_input(path, SEED, stdin=True)
+    except InputFileError as exc:
+        if exc.missing:
+            raise InputError(
+                f"{path}: no such seed file; give --seed-file with the file written when the "
+                "game was created"
+            ) from None
+        raise InputError(str(exc)) from None
+    name = "stdin" if path == STDIN else str(path)
+    text = _seed_text(data)
+    if text is not None:
+        seed = text.strip().splitlines()[0].strip() if text.strip() else ""
+        if not seed:
+            raise InputError(f"{name}: the seed file is empty")
+        random = bytes.fromhex(seed) if _HEX_SEED.fullmatch(seed) else None
+    else:
+        seed, random = data.hex(), data
+    if fresh and (weakness := seed_weakness(random)) is not None:
         raise InputError(
-            f"{path}: no such seed file; give --seed-file with the file written when the game "
-            "was created"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the seed file {path}: {exc}") from None
-    seed = text.strip().splitlines()[0].strip() if text.strip() else ""
-    if not seed:
-        raise InputError(f"{path}: the seed file is empty")
+            f"{name}: {weakness}, so its draws could be guessed: give a seed file of random "
+            "bytes, made with `head -c 32 /dev/urandom > FILE`, or leave the file out and "
+            "Arbitru writes one"
+        )
     return seed
+
+
+_HEX_SEED = re.compile(r"(?:[0-9a-fA-F]{2})+")
+SEED_BYTES = 16
+"""The fewest random bytes a new game's seed may hold."""
+
+
+def _seed_text(data: bytes) -> str | None:
+    """A seed file's content as text, or None for raw bytes (not UTF-8, or holding control
+    characters other than line ends and tabs)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    return text if text.translate(_LINE_ENDS).isprintable() else None
+
+
+_LINE_ENDS = str.maketrans("", "", "\r\n\t")
+
+
+def seed_weakness(random: bytes | None) -> str | None:
+    """Why a seed's bytes (None: a text that is not hex) do not look random, or None when
+    they do: at least `SEED_BYTES` of them, with at least three quarters as many distinct
+    values as that many random bytes show on average (12 of 16, 23 of 32), and no value four
+    times in a row. Only a gross mistake is caught (a password, a counter, a repeated byte):
+    a seed that passes is not thereby proven random."""
+    if random is None:
+        return "it holds text like a password, not random bytes or their hex"
+    if len(random) < SEED_BYTES:
+        return f"it holds {len(random)} bytes, fewer than the {SEED_BYTES} a seed needs"
+    expected = 256 * (1 - (255 / 256) ** len(random))
+    if len(set(random)) < math.ceil(0.75 * expected):
+        return f"its {len(random)} bytes take only {len(set(random))} distinct values"
+    if re.search(rb"(.)\1{3}", random, re.DOTALL):
+        return "it repeats one byte four times in a row"
+    return None
 
 
 def new_seed() -> str:
@@ -192,13 +252,28 @@ def new_seed() -> str:
 
 def keep_seed(path: Path, seed: str) -> None:
     """Write a new seed file readable by its owner only; an existing file is never replaced
-    (it may hold the seed another game committed to)."""
+    (it may hold the seed another game committed to). The seed goes to a temporary file
+    beside it first, linked to `path` only once on disk, so that a full disk leaves no
+    empty seed file to block the next run (`OutputNotWritten`, exit 3)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise InputError(f"cannot write the seed file {path}: {exc.strerror or exc}") from None
+    if path.exists() or path.is_symlink():
+        raise InputError(f"{path} already exists; it is never overwritten")
+    clear_leftovers(path)
+    partial = beside(path, "partial")
+    try:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(f"{seed}\n".encode("ascii"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(partial, path)  # never replaces: fails if another run made `path` meanwhile
+        sync_folder(path.parent)
     except FileExistsError:
         raise InputError(f"{path} already exists; it is never overwritten") from None
     except OSError as exc:
-        raise InputError(f"cannot write the seed file {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(seed + "\n")
+        raise OutputNotWritten(exc, path) from None
+    finally:
+        partial.unlink(missing_ok=True)

@@ -389,6 +389,7 @@ def show_seed_note(seed: str, path: Path | None, new: bool, *, shown: bool) -> N
     elif new:
         out.print(f"a new secret seed was written to {path}: keep it safe, reveal it at the end")
     else:
-        out.print(f"the seed in {path} was committed to")
+        where = "read from stdin" if path == Path("-") else f"in {path}"
+        out.print(f"the seed {where} was committed to")
     if shown:
         out.print(f"seed: {seed}")

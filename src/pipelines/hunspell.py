@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ledger.input_files import HUNSPELL, InputFileError, read_input
+
 _UNSUPPORTED = frozenset(
     {
         "AF",
@@ -162,9 +164,9 @@ class Form:
 
 def _read_text(path: Path, encoding: str | None) -> str:
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise HunspellFormatError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        data = read_input(path, HUNSPELL)
+    except InputFileError as exc:
+        raise HunspellFormatError(str(exc)) from None
     if encoding is None:
         match = re.search(rb"^[ \t]*SET[ \t]+(\S+)", data, re.MULTILINE)
         encoding = match.group(1).decode("ascii", "replace") if match else "ISO8859-1"

@@ -9,7 +9,6 @@ engine and lexicon commands use it, so it loads no database, progress bar or sig
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +23,14 @@ from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
 from engine.echo import echo
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
+from ledger.input_files import (
+    BATCH,
+    BOARD,
+    InputFileError,
+    open_input,
+    read_input,
+    standard_input,
+)
 from ledger.jsonl import JsonlError, numbered_lines, parse_line
 from pipelines.exits import ExitCode
 
@@ -96,11 +103,9 @@ def read_board_file(path: Path, ruleset: Ruleset) -> Board:
     """A board file as README.md describes it, checked against the game's tile set."""
     size = ruleset.board_size
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        fail(f"board file {path} not found: give a file of {size} lines of {size} characters")
-    except OSError as exc:
-        fail(f"cannot read board file {path}: {exc.strerror or exc}")
+        text = read_input(path, BOARD).decode("utf-8-sig")
+    except InputFileError as exc:
+        fail(f"{exc} ({size} lines of {size} characters)")
     except UnicodeDecodeError as exc:
         fail(f"board file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8")
     try:
@@ -155,12 +160,12 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
 
 @contextmanager
 def _batch_source(path: Path) -> Iterator[IO[bytes]]:
-    if path == STDIN:
-        yield sys.stdin.buffer
-        return
     try:
-        handle = path.open("rb")
-    except OSError as exc:
-        fail(f"cannot read batch file {path}: {exc.strerror or exc}")
+        handle = standard_input(BATCH) if path == STDIN else open_input(path, BATCH)
+    except InputFileError as exc:
+        fail(str(exc))
+    if path == STDIN:  # stays open: it is not ours
+        yield handle
+        return
     with handle:
         yield handle

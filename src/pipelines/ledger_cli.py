@@ -40,6 +40,7 @@ from ledger.canonical import now_recorded_at
 from ledger.checkpoints import list_checkpoints
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
+from ledger.input_files import EVENTS, STDIN, InputFileError, open_input, standard_input
 from ledger.jsonl import row_line, write_rows
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode, OutputNotWritten, say_if_output_fails
@@ -89,18 +90,15 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
 
 @contextmanager
 def _open_input(file: Path) -> Iterator[IO[bytes]]:
-    if file == Path("-"):
-        yield sys.stdin.buffer
-        return
-    if file.is_dir():
-        fail(f"{file} is a directory; give the path of a JSON Lines file")
-    if not file.is_file():
-        fail(f"{file}: no such file; give the path of a JSON Lines file")
     try:
-        with file.open("rb") as handle:
-            yield handle
-    except PermissionError:
-        fail(f"{file}: permission denied")
+        handle = standard_input(EVENTS) if file == STDIN else open_input(file, EVENTS)
+    except InputFileError as exc:
+        fail(str(exc))
+    if file == STDIN:  # stays open: it is not ours
+        yield handle
+        return
+    with handle:
+        yield handle
 
 
 @contextmanager

@@ -443,7 +443,7 @@ def build(
         found_aff, found_dic = rospell_files()
         aff, dic = aff or found_aff, dic or found_dic
     for option, path in (("--aff", aff), ("--dic", dic)):
-        if not path.is_file():
+        if not (path.exists() or path.is_symlink()):
             raise BuildInputMissing(f"{option} {path}: no such file")
     report("reading the Hunspell files", 0, None)
     licence_path = aff.with_suffix(".license")

@@ -396,7 +396,7 @@ def _two_letter(lexicon: Lexicon) -> frozenset[str]:
 
 def _spec_file(spec: str) -> Path:
     path = Path(spec).expanduser()
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         raise LexiconSpecError(
             f"{spec}: no such word-list file (a dictionary is 'default', a file path, or the "
             "SHA-256 of a list registered with `arbitru lexicon add`)"

@@ -9,6 +9,11 @@ Ctrl-C, SIGTERM and SIGHUP remove the temporary file before the command ends (a 
 process ignores, SIGHUP under `nohup`, stays ignored). Files that belong together
 (`lexicon build --out DIR`'s three) are all written before any is renamed into place.
 
+Some regular files are never replaced either: a SQLite database (the ledger's own
+`arbitru.db`, one typo away from any `--out`), the `-wal`, `-shm` or `-journal` beside one,
+and a file the same command read (`ledger.input_files`). A run killed outright (`kill -9`)
+cannot remove its temporary file; the next run writing the same file does, and says so.
+
 How each ending is told (README "Exit codes"): a target refused is the user's input unusable
 (`OutputRefused`, exit 2, said by the command); a write the system refuses, a full disk or a
 permission denied, is output not written (`OutputNotWritten`, exit 3), and a signal ends with
@@ -24,7 +29,9 @@ that a data directory shared between users stays readable.
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import shutil
 import signal
 import stat
 import threading
@@ -32,7 +39,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from pipelines.exits import Interrupted, OutputNotWritten, OutputRefused, say_if_output_fails
+from ledger.input_files import read_inputs
+from pipelines.exits import (
+    Interrupted,
+    OutputNotWritten,
+    OutputRefused,
+    say_if_output_fails,
+    tell,
+)
 
 _FILE_KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -54,23 +68,123 @@ def output_target(out: Path, what_to_do: str = TO_STDOUT) -> Path:
     """The file `out` names: `out` itself, or the file a symbolic link at `out` leads to
     (the link stays a link). Only a new path or a regular file will do: a FIFO, a device or a
     directory is refused (`OutputRefused`, its message ending in `what_to_do`), never
-    replaced."""
+    replaced; so is a file that must be kept (`_kept`). What a killed earlier write of the
+    same file left beside it is removed first (`clear_leftovers`)."""
     target = Path(os.path.realpath(out))
+    name = str(out) if target == Path(os.path.abspath(out)) else f"{out} (a link to {target})"
     try:
-        mode = target.stat().st_mode
+        status = target.stat()
     except FileNotFoundError:
         if not target.parent.is_dir():
             raise OutputRefused(
                 f"cannot write {out}: folder {target.parent} does not exist"
             ) from None
+        _refuse_if_kept(name, target, None)
+        clear_leftovers(target)
         return target
     except OSError as exc:
         raise OutputRefused(f"cannot write {out}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
-        name = str(out) if target == Path(os.path.abspath(out)) else f"{out} (a link to {target})"
+    if not stat.S_ISREG(status.st_mode):
+        kind = next((test_name for test, test_name in _FILE_KINDS if test(status.st_mode)),
+                    "a special file")  # fmt: skip
         raise OutputRefused(f"{name} is {kind}, not a regular file: {what_to_do}")
+    _refuse_if_kept(name, target, status)
+    clear_leftovers(target)
     return target
+
+
+SQLITE_HEADER = b"SQLite format 3\0"
+"""How every SQLite database file begins (a ledger's among them)."""
+
+_SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database, named after it."""
+
+
+def _refuse_if_kept(name: str, target: Path, status: os.stat_result | None) -> None:
+    """`OutputRefused` when `target` (of `status`, None when it does not exist yet) must be
+    kept: an input of this command (the same file), a SQLite database (a ledger: one typo
+    of `--out arbitru.db` would replace every event), or the write-ahead log, shared memory
+    or journal of one."""
+    if status is not None and (status.st_dev, status.st_ino) in read_inputs():
+        raise OutputRefused(
+            f"{name} is an input of this command; an output never replaces it: give another path"
+        )
+    if status is not None and _is_sqlite(target):
+        raise OutputRefused(
+            f"{name} is a SQLite database (a ledger?); an output never replaces one: give "
+            "another path"
+        )
+    for suffix in _SQLITE_COMPANIONS:
+        database = target.with_name(target.name.removesuffix(suffix))
+        if target.name.endswith(suffix) and _is_sqlite(database):
+            raise OutputRefused(
+                f"{name} belongs to the SQLite database {database} (its {suffix[1:]} file); an "
+                "output never replaces it: give another path"
+            )
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether `path` is a regular file that begins as a SQLite database does."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return False
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.read(descriptor, len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+
+
+_LEFTOVER = re.compile(r"(?P<pid>[0-9]+)\.[0-9a-f]{8}\.(?P<kind>partial|old)")
+"""What follows `.NAME.` in the name of a file or folder `beside` gave for NAME."""
+
+
+def clear_leftovers(target: Path) -> None:
+    """Remove the temporary files and folders (`beside`) that a write of `target` killed
+    before it could clean up (`kill -9`, a power cut) left in its folder, and say so in one
+    line. Only those of a process no longer running: another run may be writing `target` at
+    this moment. An earlier export set aside (`old`) stays while `target` is missing: it may
+    then be the only copy."""
+    prefix = f".{target.name}."
+    try:
+        names = sorted(os.listdir(target.parent))
+    except OSError:
+        return
+    removed = []
+    for entry in names:
+        found = _LEFTOVER.fullmatch(entry[len(prefix) :]) if entry.startswith(prefix) else None
+        if found is None or _running(int(found["pid"])):
+            continue
+        if found["kind"] == "old" and not target.exists():
+            continue
+        path = target.parent / entry
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except OSError:
+            continue
+        removed.append(entry)
+    if removed:
+        tell(f"removed what an interrupted earlier run left beside {target}: {', '.join(removed)}")
+
+
+def _running(pid: int) -> bool:
+    """Whether a process `pid` is running (this one included)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 class _Terminated(BaseException):

@@ -31,6 +31,7 @@ from ledger.checkpoints import (
     prove_inclusion,
 )
 from ledger.database import DEFAULT_URL
+from ledger.input_files import PROOF, InputFileError, read_input
 from ledger.proofs import consistency_document, inclusion_document, verify_document
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
@@ -254,13 +255,11 @@ def verify_proof_command(
 
 def _read_proof(proof: Path) -> Any:
     try:
-        raw = typer.get_binary_stream("stdin").read() if proof == Path("-") else proof.read_bytes()
-    except IsADirectoryError:
-        fail(f"{proof} is a directory; give the proof file")
-    except FileNotFoundError:
-        fail(f"{proof}: no such file; give the proof file written by `arbitru ledger prove`")
-    except OSError as exc:
-        fail(f"cannot read {proof}: {exc.strerror or exc}")
+        raw = read_input(proof, PROOF, stdin=True)
+    except InputFileError as exc:
+        if exc.missing:
+            fail(f"{proof}: no such file; give the proof file written by `arbitru ledger prove`")
+        fail(str(exc))
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:

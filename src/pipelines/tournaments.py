@@ -46,6 +46,7 @@ from engine.games.projections import Standing, standings
 from ledger import EventStore
 from ledger.catalogue import naming_problem
 from ledger.database import read_transaction
+from ledger.input_files import POINTS, InputFileError, read_input
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
 from pipelines.game_service import Game, load_game
@@ -198,8 +199,10 @@ class PointsTable:
             if path is None:
                 text = resources.files("pipelines.data").joinpath(POINTS_FILE).read_text("utf-8")
             else:
-                text = path.read_text(encoding="utf-8")
+                text = read_input(path, POINTS).decode("utf-8")
             data = tomllib.loads(text)
+        except InputFileError as exc:
+            raise TournamentError(str(exc)) from None
         except OSError as exc:
             raise TournamentError(f"cannot read the points table {where}: {exc}") from exc
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.dictionary import dictionary_sha256
 from engine.tiles import fold_word
+from ledger.input_files import WORD_LIST, InputFileError, read_input
 
 MIN_LETTERS, MAX_LETTERS = 2, 15
 MAX_LINE_CHARS = 1_000
@@ -114,6 +115,6 @@ def word_list_of_bytes(data: bytes, path: Path, allow_empty: bool = False) -> Wo
 def read_file_bytes(path: Path) -> bytes:
     """A file's bytes, or WordListError naming the file and why it cannot be read."""
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise WordListError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        return read_input(path, WORD_LIST)
+    except InputFileError as exc:
+        raise WordListError(str(exc)) from None

@@ -259,7 +259,7 @@ def test_arbitru_debug_shows_the_traceback_of_an_internal_error(monkeypatch):
 def test_an_unreadable_board_file_is_named_without_python_errno_text(tmp_path):
     not_utf8 = tmp_path / "latin1.txt"
     not_utf8.write_bytes(b"\xe2" * 15 + b"\n")
-    for board, problem in [(tmp_path, "Is a directory"), (not_utf8, "not UTF-8 text")]:
+    for board, problem in [(tmp_path, "is a directory"), (not_utf8, "not UTF-8 text")]:
         result = runner.invoke(app, ["engine", "score", "--board", str(board), "--move",
                                      "H8: VARA", "--no-words"])  # fmt: skip
         assert result.exit_code == 2
@@ -272,7 +272,7 @@ def test_a_path_holding_square_brackets_is_named_as_written_not_read_as_markup(t
         result = runner.invoke(app, ["engine", "score", "--board", str(board), "--move",
                                      "H8: VARA", "--no-words"])  # fmt: skip
         assert result.exit_code == 2
-        assert f"board file {board} not found" in result.stderr
+        assert f"{board}: no such file; give the path of a board file" in result.stderr
 
 
 def test_a_word_list_name_too_long_for_the_file_system_is_a_clear_error(tmp_path):

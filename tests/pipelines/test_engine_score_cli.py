@@ -85,7 +85,7 @@ def test_board_file_with_unknown_characters_names_line_and_column(tmp_path):
 def test_missing_board_file_says_what_to_give(tmp_path):
     result = score("--board", str(tmp_path / "none.txt"), "--move", "H8: VARA", "--no-words")
     assert result.exit_code == 2
-    assert "not found" in result.stderr
+    assert "no such file; give the path of a board file (15 lines" in result.stderr
 
 
 def test_rack_no_bag_could_give_is_unusable_input_exit_2():

@@ -162,7 +162,7 @@ def test_unknown_tournament_season_or_table_is_a_clear_error(game_ledger, tmp_pa
         app, ["season", "standings", "--points", str(missing), "--db", game_ledger]
     )
     assert result.exit_code == 2
-    assert "cannot read the points table" in result.stderr
+    assert "missing.toml: no such file; give the path of a points table" in result.stderr
     assert "Traceback" not in result.output
 
 
