@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
@@ -119,6 +119,7 @@ def plan_season(
     months = _months(tournaments)
     planned: list[PlannedTournament] = []
     game_index = 0
+    shorts = short_ids(p for p, _, _ in PLACES)
     for t, (prefix, name, place) in enumerate(PLACES[:tournaments]):
         variant = SEASON_VARIANTS[t % len(SEASON_VARIANTS)]
         tournament_id = f"{prefix}-{season}"
@@ -126,7 +127,7 @@ def plan_season(
         days = (games + GAMES_A_DAY - 1) // GAMES_A_DAY
         chosen = sorted(rng.sample(range(len(pool)), players))
         roster = tuple(pool[i] for i in chosen)
-        short = "".join(word[0] for word in prefix.split("-")) + str(season)[-2:]
+        short = shorts[prefix] + str(season)[-2:]
         planned_games = []
         for g in range(games):
             day, slot = divmod(g, GAMES_A_DAY)
@@ -154,7 +155,27 @@ def plan_season(
                 roster, tuple(planned_games),
             )
         )  # fmt: skip
+    ids = [g.scenario.game_id for t in planned for g in t.games]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"game ids planned twice: {', '.join(twice)}")
     return SeasonPlan(str(season), pool, clubs, tuple(planned))
+
+
+def short_ids(prefixes: Iterable[str]) -> dict[str, str]:
+    """Each tournament's short id, for its games' ids (`cb26-p1`): the initials of its words,
+    lengthened with the next letters of its last word (then a number) where an earlier
+    tournament already has them (`cupa-bucuresti` cb, `cupa-brasov` cbr), so that no two
+    tournaments share one however many are played."""
+    shorts: dict[str, str] = {}
+    for prefix in prefixes:
+        words = prefix.split("-")
+        head = "".join(word[0] for word in words[:-1])
+        tails = [words[-1][:n] for n in range(1, len(words[-1]) + 1)]
+        candidates = [head + tail for tail in tails]
+        candidates += [f"{candidates[-1]}{n}" for n in range(2, len(shorts) + 3)]
+        shorts[prefix] = next(c for c in candidates if c not in shorts.values())
+    return shorts
 
 
 def _months(count: int) -> list[int]:
