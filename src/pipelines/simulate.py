@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from engine.board import Board
@@ -76,6 +76,16 @@ TIERS: dict[str, Habits] = {
 """Habits by level, strongest first."""
 
 
+STYLES = ("plain", "plain", "claim", "lower", "online", "hand")
+"""The ways of writing a move (`SimulatedPlayer.style`), drawn for each player."""
+
+DIACRITICS = {"A": "ĂÂ", "I": "Î", "S": "Ș", "T": "Ț"}
+"""The letters a `hand` player may write with a diacritic (folded when read, RULES 1)."""
+
+CLAIMS = ("= {} p", "= {}", "{} puncte", "({} p)")
+"""How a `hand` player writes the score they claim; the others write `= 12 p`."""
+
+
 @dataclass(frozen=True)
 class SimulatedPlayer:
     player_id: str
@@ -83,7 +93,9 @@ class SimulatedPlayer:
     habits: Habits
     style: str
     """How the player writes a move: `plain` (`H8: VARA`), `claim` (`H8: VARA = 12 p`),
-    `lower` (jokers as lowercase letters) or `online` (`P1-T3 - H8: VARA`)."""
+    `lower` (jokers as lowercase letters), `online` (`P1-T3 - H8: VARA`) or `hand` (as
+    written in a hall: `h8 VARĂ`, lower-case coordinates, no colon, a diacritic where the
+    word has a letter that takes one, the claim as `= 12`, `12 puncte` or `(12 p)`)."""
 
 
 def make_players(count: int, rng: random.Random) -> tuple[SimulatedPlayer, ...]:
@@ -97,7 +109,7 @@ def make_players(count: int, rng: random.Random) -> tuple[SimulatedPlayer, ...]:
     players = []
     for i, name in enumerate(names):
         level = levels[min(len(levels) - 1, i * len(levels) // count)]
-        style = rng.choice(("plain", "plain", "claim", "lower", "online"))
+        style = rng.choice(STYLES)
         players.append(SimulatedPlayer(f"p{i + 1:02d}", name, TIERS[level], style))
     return tuple(players)
 
@@ -197,18 +209,41 @@ class Players:
     def _write(self, player: SimulatedPlayer, table: Table, scored: ScoredMove) -> str:
         """The move in the player's own way of writing, with the score they believe it makes."""
         move = scored.move
+        chosen = move.chosen
+        after = player.style in ("claim", "hand")  # completiv: `JUCATOR +J`, not `[J]UCATOR`
+        if (
+            after
+            and chosen is not None
+            and chosen.at is not None
+            and (move.word.count(chosen.letter) == 1)
+        ):
+            move = replace(move, chosen=replace(chosen, at=None))
         text = format_move(move)
         if player.style == "lower" and move.jokers:
             word = "".join(ch.lower() if i in move.jokers else ch for i, ch in enumerate(move.word))
             text = f"{move.coordinate}: {word}"
         if player.style == "online":
             text = f"{table.game_tag}-T{table.round} - {text}"
-        if player.style == "claim" or self.rng.random() < player.habits.claims / 3:
+        if player.style == "hand":
+            text = self._by_hand(text, move)
+        if player.style in ("claim", "hand") or self.rng.random() < player.habits.claims / 3:
             score = scored.score
             if self.rng.random() < 0.1:
                 score = max(0, score + self.rng.choice((-10, -2, 1, 2, 10)))
-            text += f" = {score} p"
+            form = self.rng.choice(CLAIMS) if player.style == "hand" else CLAIMS[0]
+            text += " " + form.format(score)
         return text
+
+    def _by_hand(self, text: str, move: Move) -> str:
+        """A move's canonical text as written by hand: the coordinate in lower case without
+        the colon, and one letter that takes a diacritic written with it."""
+        coordinate, word = text.split(": ", 1)
+        places = [i for i, ch in enumerate(word) if ch in DIACRITICS and (
+            i == 0 or word[i - 1] != "(")]  # fmt: skip
+        if places and self.rng.random() < 0.5:
+            i = self.rng.choice(places)
+            word = word[:i] + self.rng.choice(DIACRITICS[word[i]]) + word[i + 1 :]
+        return f"{coordinate.lower()} {word}"
 
     def _slip(self, table: Table, chosen: ScoredMove) -> Move | None:
         """A mistaken version of a move that the engine refuses: two letters swapped, or the

@@ -68,7 +68,14 @@ SEASON_VARIANTS = tuple(PLAYS)
 
 TITLES = {"duplicate": "", "completiv": " (duplicat-completiv)",
           "anticipation": " (anticipație cu metagrame)"}  # fmt: skip
-COMPLETIV_INCIDENTS = ("unmarked", "rule_a")
+COMPLETIV_INCIDENTS = ("unmarked", "rule_a", "rule_b", "stock_joker")
+SETTINGS = {
+    "duplicate": ({}, {"top_source": "computer"}, {"draw_minimums": "fisf", "solo_bonus": 20}),
+    "completiv": ({}, {"solo_bonus": 5, "solo_min_players": 4}),
+    "anticipation": ({},),
+}
+"""The settings of a tournament's games, in turn: the default rules, then games with the
+computer's top, FISF's 2+2 draws and another solo bonus."""
 """Completiv's own mishaps (`pipelines.simulate_completiv`), asked for besides `INCIDENTS`."""
 
 
@@ -146,6 +153,7 @@ def plan_season(
                 start=start,
                 arbiter=ARBITER,
                 incidents=_incidents(rng, game_index, variant),
+                settings=SETTINGS[variant][g % len(SETTINGS[variant])],
             )
             planned_games.append(PlannedGame(scenario))
             game_index += 1
@@ -193,8 +201,12 @@ def _incidents(rng: random.Random, game_index: int, variant: str) -> dict[int, t
     incidents = {n: (kind,) for n, kind in sorted(zip(rounds, kinds, strict=True))}
     if variant == "completiv":
         for kind in COMPLETIV_INCIDENTS:
-            for n in rng.sample(range(2, 20), 3):
+            late = kind == "rule_b"  # once both jokers have left the stock
+            for n in rng.sample(range(10, 20) if late else range(2, 20), 4 if late else 3):
                 incidents[n] = (*incidents.get(n, ()), kind)
+    if variant == "anticipation":
+        for n in rng.sample(range(2, 14), 2):
+            incidents[n] = (*incidents.get(n, ()), "late_replacement")
     return dict(sorted(incidents.items()))
 
 

@@ -7,8 +7,10 @@ DuckDB, are those of `arbitru game standings` for a game of each variant."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -205,3 +207,55 @@ def test_exported_moves_are_in_canonical_notation_not_as_written(sample, exporte
         shown = cli("game", "results", game, "--round", str(number), "--db", sample, "--json")
         assert top_move == shown["top"]["move"]
         assert " = " not in top_move and not top_move.startswith("P")
+
+
+FORMS = {
+    "a lower-case coordinate": r"^(?:[a-o]\d{1,2}|\d{1,2}[a-o])\b",
+    "a coordinate without the colon (H8 VARA)": r"^(?:[A-Oa-o]\d{1,2}|\d{1,2}[A-Oa-o]) \S",
+    "a claim without the p (= 52)": r"= \d+$",
+    "a claim in words (52 puncte)": r"\d+ puncte$",
+    "a claim in brackets ((52 p))": r"\(\d+ p\)$",
+    "a diacritic": r"[ĂÂÎȘȚ]",
+    "the chosen letter after the word (+X)": r"\+[A-Z]\b",
+    "the stock's joker chosen in place ([(X)])": r"\[\([A-Z]\)\]",
+}
+"""Notation forms of RULES 1 and 3 and how the simulated players write them."""
+
+
+def test_the_sample_season_holds_every_notation_form_and_revoked_decision_it_plays(sample):
+    """What the simulation plays besides the plain cases: each notation form, every kind of
+    decision revoked, rule b, the stock's joker, a joker for O in anticipation, a late
+    replacement, slips recorded out of arrival order and games with their own settings."""
+    with EventStore(sample) as store:
+        events = store.read_all()
+        by_id = {e.event_id: e for e in events}
+        texts = [e.payload["text"] for e in events if e.type == "SubmissionReceived"]
+        for form, pattern in FORMS.items():
+            assert any(re.search(pattern, t) for t in texts), form
+        anticipation = [
+            e.payload["text"] for e in events
+            if e.type in ("SubmissionReceived", "ReplacementDeclared")
+            and e.stream.startswith("game/oi26")
+        ]  # fmt: skip
+        assert any("(O)" in t for t in anticipation)
+        revoked = {by_id[e.payload["event_id"]].type for e in events if e.type == "DecisionRevoked"}
+        assert revoked == {"SubmissionAnnulled", "PenaltyGiven", "SubmissionCorrected", "TopChosen"}
+        settings = [e.payload.get("settings", {}) for e in events if e.type == "GameCreated"]
+        assert {"top_source": "computer"} in settings
+        assert any(s.get("draw_minimums") == "fisf" and s.get("solo_bonus") == 20 for s in settings)
+        out_of_order = late_replacement = rule_b = 0
+        for t in read_tournaments(store):
+            for game_id in t.games:
+                game = load_game(store, game_id)
+                state = game.state
+                times = [
+                    (e.payload["round"], e.meta["received_at"]) for e in game.stored
+                    if e.type == "SubmissionReceived"
+                ]  # fmt: skip
+                out_of_order += any(a > b for a, b in pairwise(times))
+                for rnd in state.rounds:
+                    for player in round_results(state, rnd.number).players:
+                        replaced = player.replacement
+                        late_replacement += replaced is not None and replaced.code == "late"
+                        rule_b += player.code == "completiv_letter_not_in_stock"
+    assert out_of_order and late_replacement and rule_b
