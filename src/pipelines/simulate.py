@@ -3,11 +3,11 @@
 A round shows every player the same board and rack. The engine's move generator ranks every
 legal move; each simulated player then writes what a player of their habits would: a strong
 player often finds the top (choosing freely among equal tops, so that the arbiter sometimes has
-to pick one), a weaker one settles for a lower-ranked move; some write a word that is not in the
-list or lay it on the wrong square, some write something the notation cannot read, some hand in
-late, some change their mind before the deadline, some write their claimed score (now and then
-wrongly). In the last round a player may hand in several parts, each played with the tiles the
-previous one left (RULES 2.8).
+to pick one), a weaker one settles for a lower-ranked move; some write a word that is not in
+the list or lay it on the wrong square, some write something the notation cannot read, some
+hand in late, some change their mind before the deadline, some write their claimed score (now
+and then wrongly), one now and then plays a joker as K, Q, W or Y. In the last round a player
+may hand in several parts, each played with the tiles the previous one left (RULES 2.8).
 
 Everything is derived from one `random.Random`, so a seed gives the same game every time; the
 judging itself is left to the game (this module only uses the engine to find and check moves).
@@ -81,6 +81,9 @@ STYLES = ("plain", "plain", "claim", "lower", "online", "hand")
 
 DIACRITICS = {"A": "ĂÂ", "I": "Î", "S": "Ș", "T": "Ț"}
 """The letters a `hand` player may write with a diacritic (folded when read, RULES 1)."""
+
+NO_TILE = "KQWY"
+"""Letters with no tile: only a joker can stand for them (RULES 1)."""
 
 CLAIMS = ("= {} p", "= {}", "{} puncte", "({} p)")
 """How a `hand` player writes the score they claim; the others write `= 12 p`."""
@@ -161,7 +164,25 @@ class Players:
         slips: list[Slip] = []
         for player in self.players:
             slips.extend(self._slips(player, table, ranked, ease))
+        if JOKER in table.rack and not table.last and self.rng.random() < 0.5:
+            self._foreign_joker(table, ranked, slips)
         return slips
+
+    def _foreign_joker(self, table: Table, ranked: list[ScoredMove], slips: list[Slip]) -> None:
+        """A player fond of loanwords plays the joker as K, Q, W or Y (letters with no tile,
+        RULES 1) when the rack allows such a move: the first player with one slip writes the
+        best of them instead of their own move."""
+        found = next(
+            (m for m in ranked if any(m.move.word[i] in NO_TILE for i in m.move.jokers)), None
+        )
+        if found is None:
+            return
+        writers = {p.player_id: p for p in self.players}
+        counts = Counter(s.player_id for s in slips)
+        for i, slip in enumerate(slips):
+            if counts[slip.player_id] == 1 and slip.meant is None:
+                slips[i] = replace(slip, text=self._write(writers[slip.player_id], table, found))
+                return
 
     def _slips(
         self, player: SimulatedPlayer, table: Table, ranked: list[ScoredMove], ease: float
