@@ -117,7 +117,8 @@ def _season_file(path: Path, events: int, per_game: int = 200) -> int:
             game, index = divmod(n, per_game)
             stream = f"game/s{game}"
             if index == 0:
-                line = {"type": "GameCreated", "payload": {"game_id": f"s{game}"}}
+                payload = {"game_id": f"s{game}", "variant": "duplicate"}
+                line = {"type": "GameCreated", "payload": payload}
             else:
                 line = {
                     "type": "SubmissionReceived",

@@ -28,6 +28,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--peer-dir", type=Path, default=PEER)
     args = parser.parse_args()
+    for name in ("wordlist-hunspell-ro-7.5.0.txt.xz", "positions.jsonl"):
+        if not (args.peer_dir / name).is_file():
+            parser.error(
+                f"{args.peer_dir / name} not found: the peer positions are an external data set"
+                " (see the README); give their folder with --peer-dir DIR"
+            )
 
     ruleset = load_ruleset("ro-frs")
     started = time.perf_counter()

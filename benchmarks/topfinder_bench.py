@@ -127,6 +127,12 @@ def main() -> int:
     parser.add_argument("--positions", type=Path, default=PEER / "positions.jsonl")
     parser.add_argument("--words", type=Path, default=PEER / "wordlist-hunspell-ro-7.5.0.txt.xz")
     args = parser.parse_args()
+    for given, option in ((args.positions, "--positions"), (args.words, "--words")):
+        if not given.is_file():
+            parser.error(
+                f"{given} not found: the peer positions are an external data set (see the"
+                f" README); give the file with {option} FILE"
+            )
     positions = [json.loads(line) for line in args.positions.read_text().splitlines() if line]
     wrong = 0
     with tempfile.TemporaryDirectory() as folder:

@@ -3,11 +3,11 @@
 A round shows every player the same board and rack. The engine's move generator ranks every
 legal move; each simulated player then writes what a player of their habits would: a strong
 player often finds the top (choosing freely among equal tops, so that the arbiter sometimes has
-to pick one), a weaker one settles for a lower-ranked move; some write a word that is not in the
-list or lay it on the wrong square, some write something the notation cannot read, some hand in
-late, some change their mind before the deadline, some write their claimed score (now and then
-wrongly). In the last round a player may hand in several parts, each played with the tiles the
-previous one left (RULES 2.8).
+to pick one), a weaker one settles for a lower-ranked move; some write a word that is not in
+the list or lay it on the wrong square, some write something the notation cannot read, some
+hand in late, some change their mind before the deadline, some write their claimed score (now
+and then wrongly), one now and then plays a joker as K, Q, W or Y. In the last round a player
+may hand in several parts, each played with the tiles the previous one left (RULES 2.8).
 
 Everything is derived from one `random.Random`, so a seed gives the same game every time; the
 judging itself is left to the game (this module only uses the engine to find and check moves).
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from engine.board import Board
@@ -76,6 +76,19 @@ TIERS: dict[str, Habits] = {
 """Habits by level, strongest first."""
 
 
+STYLES = ("plain", "plain", "claim", "lower", "online", "hand")
+"""The ways of writing a move (`SimulatedPlayer.style`), drawn for each player."""
+
+DIACRITICS = {"A": "ĂÂ", "I": "Î", "S": "Ș", "T": "Ț"}
+"""The letters a `hand` player may write with a diacritic (folded when read, RULES 1)."""
+
+NO_TILE = "KQWY"
+"""Letters with no tile: only a joker can stand for them (RULES 1)."""
+
+CLAIMS = ("= {} p", "= {}", "{} puncte", "({} p)")
+"""How a `hand` player writes the score they claim; the others write `= 12 p`."""
+
+
 @dataclass(frozen=True)
 class SimulatedPlayer:
     player_id: str
@@ -83,7 +96,9 @@ class SimulatedPlayer:
     habits: Habits
     style: str
     """How the player writes a move: `plain` (`H8: VARA`), `claim` (`H8: VARA = 12 p`),
-    `lower` (jokers as lowercase letters) or `online` (`P1-T3 - H8: VARA`)."""
+    `lower` (jokers as lowercase letters), `online` (`P1-T3 - H8: VARA`) or `hand` (as
+    written in a hall: `h8 VARĂ`, lower-case coordinates, no colon, a diacritic where the
+    word has a letter that takes one, the claim as `= 12`, `12 puncte` or `(12 p)`)."""
 
 
 def make_players(count: int, rng: random.Random) -> tuple[SimulatedPlayer, ...]:
@@ -97,7 +112,7 @@ def make_players(count: int, rng: random.Random) -> tuple[SimulatedPlayer, ...]:
     players = []
     for i, name in enumerate(names):
         level = levels[min(len(levels) - 1, i * len(levels) // count)]
-        style = rng.choice(("plain", "plain", "claim", "lower", "online"))
+        style = rng.choice(STYLES)
         players.append(SimulatedPlayer(f"p{i + 1:02d}", name, TIERS[level], style))
     return tuple(players)
 
@@ -149,7 +164,25 @@ class Players:
         slips: list[Slip] = []
         for player in self.players:
             slips.extend(self._slips(player, table, ranked, ease))
+        if JOKER in table.rack and not table.last and self.rng.random() < 0.5:
+            self._foreign_joker(table, ranked, slips)
         return slips
+
+    def _foreign_joker(self, table: Table, ranked: list[ScoredMove], slips: list[Slip]) -> None:
+        """A player fond of loanwords plays the joker as K, Q, W or Y (letters with no tile,
+        RULES 1) when the rack allows such a move: the first player with one slip writes the
+        best of them instead of their own move."""
+        found = next(
+            (m for m in ranked if any(m.move.word[i] in NO_TILE for i in m.move.jokers)), None
+        )
+        if found is None:
+            return
+        writers = {p.player_id: p for p in self.players}
+        counts = Counter(s.player_id for s in slips)
+        for i, slip in enumerate(slips):
+            if counts[slip.player_id] == 1 and slip.meant is None:
+                slips[i] = replace(slip, text=self._write(writers[slip.player_id], table, found))
+                return
 
     def _slips(
         self, player: SimulatedPlayer, table: Table, ranked: list[ScoredMove], ease: float
@@ -197,18 +230,41 @@ class Players:
     def _write(self, player: SimulatedPlayer, table: Table, scored: ScoredMove) -> str:
         """The move in the player's own way of writing, with the score they believe it makes."""
         move = scored.move
+        chosen = move.chosen
+        after = player.style in ("claim", "hand")  # completiv: `JUCATOR +J`, not `[J]UCATOR`
+        if (
+            after
+            and chosen is not None
+            and chosen.at is not None
+            and (move.word.count(chosen.letter) == 1)
+        ):
+            move = replace(move, chosen=replace(chosen, at=None))
         text = format_move(move)
         if player.style == "lower" and move.jokers:
             word = "".join(ch.lower() if i in move.jokers else ch for i, ch in enumerate(move.word))
             text = f"{move.coordinate}: {word}"
         if player.style == "online":
             text = f"{table.game_tag}-T{table.round} - {text}"
-        if player.style == "claim" or self.rng.random() < player.habits.claims / 3:
+        if player.style == "hand":
+            text = self._by_hand(text, move)
+        if player.style in ("claim", "hand") or self.rng.random() < player.habits.claims / 3:
             score = scored.score
             if self.rng.random() < 0.1:
                 score = max(0, score + self.rng.choice((-10, -2, 1, 2, 10)))
-            text += f" = {score} p"
+            form = self.rng.choice(CLAIMS) if player.style == "hand" else CLAIMS[0]
+            text += " " + form.format(score)
         return text
+
+    def _by_hand(self, text: str, move: Move) -> str:
+        """A move's canonical text as written by hand: the coordinate in lower case without
+        the colon, and one letter that takes a diacritic written with it."""
+        coordinate, word = text.split(": ", 1)
+        places = [i for i, ch in enumerate(word) if ch in DIACRITICS and (
+            i == 0 or word[i - 1] != "(")]  # fmt: skip
+        if places and self.rng.random() < 0.5:
+            i = self.rng.choice(places)
+            word = word[:i] + self.rng.choice(DIACRITICS[word[i]]) + word[i + 1 :]
+        return f"{coordinate.lower()} {word}"
 
     def _slip(self, table: Table, chosen: ScoredMove) -> Move | None:
         """A mistaken version of a move that the engine refuses: two letters swapped, or the

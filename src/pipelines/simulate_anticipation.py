@@ -15,8 +15,10 @@ roster and end), with the rounds of this variant. Draws are seeded or by hand fr
 letters. `Scenario.incidents` asks for the arbiter's acts and players' mishaps in given
 rounds: `annul` (a submission whose player replaced a letter, rule 9), `annul_revoked` (any
 counted submission, the annulment revoked on appeal), `penalty`, `late`, `resubmit` (a
-weaker move handed in first, then the one meant) and `correct` (an unreadable slip, read by
-the arbiter). The same scenario and seed always record the same events.
+weaker move handed in first, then the one meant), `correct` (an unreadable slip, read by
+the arbiter) and `late_replacement` (a replacement handed in after the deadline: no
+replacement, rule 10). A joker may be taken for O, written `(O)` by players who write jokers
+in brackets. The same scenario and seed always record the same events.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from pipelines.simulate_game import (
     _Game,
 )
 
-BALANCE_VOWELS = "AEI"
+BALANCE_VOWELS = "AEIO"
 BALANCE_CONSONANTS = "RSTNC"
 """The letters a simulated player asks a joker to stand for (the commonest of each kind)."""
 
@@ -103,9 +105,14 @@ class _AnticipationGame(_Game):
             window = s.think_time.total_seconds()
             arrival = drawn_at + timedelta(seconds=round(self.rng.uniform(0.3, 0.9) * window))
             if plan.text is not None:
+                declared_at = arrival
+                if "late_replacement" in wanted:  # handed in after the deadline: no replacement
+                    wanted.remove("late_replacement")
+                    declared_at = deadline + timedelta(seconds=self.rng.randint(5, 60))
+                    self._note("late_replacement", number)
                 commands.append(DeclareReplacement(
                     number, player.player_id, plan.text, actor=s.arbiter, source=slip,
-                    received_at=arrival,
+                    received_at=declared_at,
                 ))  # fmt: skip
             if self.rng.random() < player.habits.absent:
                 continue

@@ -4,10 +4,14 @@ Each round the players see the 6 drawn tiles and the stock; they search the draw
 and with a few letters of the stock (a different handful each round, the stock's joker
 left out: searching a free joker for every player would be slow, and players rarely find
 those moves), and write their move with the letter they took marked (`[X]`). Incidents of
-`Scenario.incidents` for completiv: `unmarked` (a player forgets to mark the letter taken
-from the stock: a notation error) and `rule_a` (a player takes a letter the stock no longer
-holds while a joker is still there: the letter counts as that joker, less its value). The
-same scenario and seed always record the same events.
+`Scenario.incidents` for completiv: `unmarked` (a player forgets to mark the letter taken from
+the stock: a notation error), `rule_a` (a player takes a letter the stock no longer holds while
+a joker is still there: the letter counts as that joker, less its value), `rule_b` (a letter of
+the drawn tiles marked as taken from a stock that holds neither it nor a joker: the mark is the
+player's declaration, so the submission is annulled) and `stock_joker` (a player takes the
+stock's joker, `[(X)]`). Players who write `+X` after the word (styles `claim` and `hand`) do
+so where the word holds the letter once. The same scenario and seed always record the same
+events.
 """
 
 from __future__ import annotations
@@ -61,16 +65,50 @@ class CompletivPlayers(Players):
             move = self._exhausted_letter_move(table, stock)
             if move is not None:
                 slips[0] = replace(slips[0], text=format_move(move), part=1)
+        if "rule_b" in self.incidents and not stock.count(JOKER) and slips:
+            move = self._declared_gone_move(table, stock)
+            if move is not None:
+                slips[0] = replace(slips[0], text=format_move(move), part=1)
+        if "stock_joker" in self.incidents and stock.count(JOKER) and len(slips) > 1:
+            move = self._joker_move(table)
+            if move is not None:
+                slips[1] = replace(slips[1], text=format_move(move), part=1)
         return slips
+
+    def _joker_moves(self, table: Table) -> list[Move]:
+        """The moves of the drawn tiles with the stock's joker, its letter marked (`[(X)]`)."""
+        rack = table.rack + JOKER
+        if rack.count(JOKER) > 1:
+            return []
+        return [
+            marked(table.board, table.rack, scored.move)
+            for scored in self.generator.moves(table.board, Rack(rack))
+        ]
+
+    def _joker_move(self, table: Table) -> Move | None:
+        """The best move taking the stock's joker (`[(X)]`): a player who searched for it."""
+        for move in self._joker_moves(table):
+            if move.chosen is not None and move.chosen.joker:
+                return move
+        return None
+
+    def _declared_gone_move(self, table: Table, stock: Bag) -> Move | None:
+        """A move of the drawn tiles with one of its letters marked as taken from the stock,
+        `[X]`, where the stock holds no X (nor a joker): the mark is the player's declaration,
+        so rule b annuls it although the drawn tiles hold the X."""
+        for scored in self.generator.moves(table.board, Rack(table.rack))[:200]:
+            move = scored.move
+            for i, (r, c) in enumerate(move.squares()):
+                gone = not stock.count(move.word[i])
+                if gone and i not in move.jokers and not table.board.occupied(r, c):
+                    return replace(move, chosen=Chosen(move.word[i], False, i))
+        return None
 
     def _exhausted_letter_move(self, table: Table, stock: Bag) -> Move | None:
         """A move whose letter from the stock is one the stock no longer holds, written as a
-        real letter `[X]` (the player did not see that it was gone)."""
-        rack = table.rack + JOKER
-        if rack.count(JOKER) > 1:
-            return None
-        for scored in self.generator.moves(table.board, Rack(rack)):
-            move = marked(table.board, table.rack, scored.move)
+        real letter `[X]` (the player did not see that it was gone): rule a while the stock
+        holds a joker, rule b once it holds none."""
+        for move in self._joker_moves(table):
             chosen = move.chosen
             gone = chosen is not None and chosen.joker and not stock.count(chosen.letter)
             if gone and chosen.letter in self.ruleset.tile_counts:

@@ -5,10 +5,12 @@ the ledger ends up holding exactly what an arbiter's day would record: the game,
 each round's draw (by hand from the bag, or derived from a committed seed), every slip with its
 arrival time and source, the arbiter's decisions and each round's close. `Scenario.incidents`
 asks for the arbiter's acts a fixture needs in given rounds (an annulment, one revoked on
-appeal, a penalty, a slip to correct, a late slip, a change of mind); equal tops are settled with
-a TopChosen whenever they happen. `Scenario.roster` gives the players (a season's, with their
-habits); without it they are made from the seed. The same scenario and seed always record the
-same events.
+appeal, a penalty, a slip to correct, a late slip, a change of mind, a penalty, correction or
+top choice revoked); equal tops are settled with a TopChosen whenever they happen, and now and
+then two slips are entered out of arrival order. `Scenario.settings` are the game's settings
+(the computer's top, FISF's draws, another solo bonus). `Scenario.roster` gives the players (a
+season's, with their habits); without it they are made from the seed. The same scenario and
+seed always record the same events.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from engine.bag import Bag
 from engine.games import draws
@@ -43,8 +46,13 @@ from ledger import EventStore
 from pipelines.game_service import dictionary_ref, execute, load_game
 from pipelines.simulate import Players, SimulatedPlayer, Slip, Table, make_players
 
-INCIDENTS = ("annul", "annul_revoked", "penalty", "correct", "late", "resubmit")
-"""Arbiter's acts and player mishaps a scenario can ask for in a round."""
+INCIDENTS = (
+    "annul", "annul_revoked", "penalty", "correct", "late", "resubmit", "penalty_revoked",
+    "correct_revoked", "top_revoked",
+)  # fmt: skip
+"""Arbiter's acts and player mishaps a scenario can ask for in a round (`X_revoked`: the
+decision X taken, then revoked: an appeal admitted, a correction misread, a change of mind
+over equal tops)."""
 
 ANNUL_REASONS = (
     "a consultat o listă de cuvinte în timpul rundei",
@@ -53,6 +61,9 @@ ANNUL_REASONS = (
 APPEAL_REASON = "contestație admisă: numele jucătorului era scris pe verso"
 PENALTY_REASON = "telefon mobil care a sunat în sală"
 CORRECTION_REASON = "bilet greu lizibil; citirea arbitrului, confirmată de jucător"
+REVOKED_PENALTY = "telefonul era al unui spectator, nu al jucătorului"
+REVOKED_CORRECTION = "citire greșită: jucătorul a scris altceva"
+REVOKED_TOP = "arbitrul revine: cealaltă mutare oferă o dezvoltare mai promițătoare"
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,8 @@ class Scenario:
     round_gap: timedelta = timedelta(minutes=5)
     arbiter: str = "arbitru-principal"
     incidents: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """The game's settings (`top_source`, `draw_minimums`, `solo_bonus`, ...)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,8 @@ class _Game:
         self.secret = f"{scenario.game_id}-{scenario.seed}-{self.rng.getrandbits(64):016x}"
         self.happened: dict[str, list[int]] = {}
         self._known: GameState | None = None
+        self._revoke_top = False
+        """A top choice to revoke was asked for: at the next equal tops."""
 
     def run(self) -> Played:
         self._create()
@@ -148,6 +163,7 @@ class _Game:
                     players=tuple(Player(p.player_id, p.name) for p in self.players),
                     tournament_id=s.tournament_id,
                     title=s.title,
+                    settings=dict(s.settings),
                     dictionary=dictionary_ref(None),
                     draw=s.draw,
                     seed_commitment=draws.seed_commitment(self.secret) if seeded else None,
@@ -206,13 +222,32 @@ class _Game:
             )
             for i, slip in enumerate(sorted(slips, key=lambda x: (x.delay, x.player_id)))
         ]
+        self._out_of_order(submits, number)
         self._do(submits)
         after = deadline + timedelta(seconds=30)
         self._corrections(slips, wanted, number, after)
         self._decisions(wanted, number, after + timedelta(seconds=30))
+        self._revoke_top = self._revoke_top or "top_revoked" in wanted
         self._choose_top(number, after + timedelta(seconds=60))
         self._do([CloseRound(number, actor=s.arbiter, received_at=after + timedelta(seconds=90))])
         return True
+
+    def _out_of_order(self, submits: list[Command], number: int) -> None:
+        """Now and then two slips entered the wrong way round (the arbiter's pile is not in
+        arrival order): the later one recorded first; the game goes by arrival time."""
+        if len(submits) > 2 and self.rng.random() < 0.2:
+            i = self.rng.randrange(len(submits) - 1)
+            if submits[i].received_at != submits[i + 1].received_at:
+                submits[i], submits[i + 1] = submits[i + 1], submits[i]
+                self._note("out_of_order", number)
+
+    def _revoke_last(self, type_name: str, reason: str, at: datetime) -> None:
+        """Revoke the round's latest standing decision of a kind (`SubmissionAnnulled`, ...)."""
+        rnd = self._state().current
+        assert rnd is not None
+        decision = rnd.standing(type_name)[-1]
+        self._do([Revoke(decision.event_id, reason, actor=self.scenario.arbiter,
+                         received_at=at)])  # fmt: skip
 
     def _mishaps(self, slips: list[Slip], wanted: tuple[str, ...], number: int) -> list[Slip]:
         """Forced late, resubmitted and unreadable slips, on players who handed in one slip."""
@@ -222,7 +257,7 @@ class _Game:
         singles = [s for s in singles if s.delay < self.scenario.think_time and s.meant is None]
         self.rng.shuffle(singles)
         for kind in wanted:
-            if kind not in ("late", "resubmit", "correct") or not singles:
+            if kind not in ("late", "resubmit", "correct", "correct_revoked") or not singles:
                 continue
             slip = singles.pop()
             index = slips.index(slip)
@@ -259,12 +294,17 @@ class _Game:
         for slip in slips:
             if slip.meant is None or slip.delay > self.scenario.think_time:
                 continue
-            if "correct" in wanted or self.rng.random() < 0.5:
+            if "correct" in wanted or "correct_revoked" in wanted or self.rng.random() < 0.5:
                 self._do([
                     Correct(number, slip.player_id, slip.meant, CORRECTION_REASON, slip.part,
                             actor=self.scenario.arbiter, received_at=at)
                 ])  # fmt: skip
                 self._note("correction", number)
+                if "correct_revoked" in wanted:
+                    wanted = tuple(k for k in wanted if k != "correct_revoked")
+                    later = at + timedelta(seconds=10)
+                    self._revoke_last("SubmissionCorrected", REVOKED_CORRECTION, later)
+                    self._note("correct_revoked", number)
             else:
                 self._note("unreadable", number)
 
@@ -286,21 +326,35 @@ class _Game:
                     later = at + timedelta(seconds=20)
                     self._do([Revoke(decision.event_id, APPEAL_REASON, actor=arbiter,
                                      received_at=later)])  # fmt: skip
-            elif kind == "penalty":
+            elif kind in ("penalty", "penalty_revoked"):
                 player = self.rng.choice(sorted(rnd.players))
                 self._do([Penalise(number, player, 10, PENALTY_REASON, actor=arbiter,
                                    received_at=at)])  # fmt: skip
-                self._note("penalty", number)
+                self._note(kind, number)
+                if kind == "penalty_revoked":
+                    later = at + timedelta(seconds=20)
+                    self._revoke_last("PenaltyGiven", REVOKED_PENALTY, later)
 
     def _choose_top(self, number: int, at: datetime) -> None:
-        """Equal tops with different moves: the arbiter picks one (a TopChosen). When no
-        submission counts, the arbiter places the engine's best move, so the game goes on."""
+        """Equal tops with different moves: the arbiter picks one (a TopChosen; when a
+        revoked choice was asked for, picks one, revokes that choice and picks another). When
+        no submission counts, the arbiter places the engine's best move, so the game goes on."""
         rnd = self._state().current
         assert rnd is not None
+        context = self._state().context
+        if context is not None and context.settings.top_source == "computer":
+            return  # the close places the computer's top
         tied = tied_moves(rnd)
         if len(tied) > 1:
-            move = _sequence_text(self.rng.choice(tied))
+            first, second = self.rng.sample(tied, 2)
+            move = _sequence_text(second)
             self._note("top_chosen", number)
+            if self._revoke_top:
+                self._revoke_top = False
+                self._do([ChooseTop(number, _sequence_text(first), actor=self.scenario.arbiter,
+                                    received_at=at - timedelta(seconds=20))])  # fmt: skip
+                self._revoke_last("TopChosen", REVOKED_TOP, at - timedelta(seconds=10))
+                self._note("top_revoked", number)
         elif not tied and (found := self.sim.generator.moves(rnd.board, rnd.rack)):
             move = format_move(found[0].move)
             self._note("top_placed_by_arbiter", number)

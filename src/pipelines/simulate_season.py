@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
@@ -68,7 +68,14 @@ SEASON_VARIANTS = tuple(PLAYS)
 
 TITLES = {"duplicate": "", "completiv": " (duplicat-completiv)",
           "anticipation": " (anticipație cu metagrame)"}  # fmt: skip
-COMPLETIV_INCIDENTS = ("unmarked", "rule_a")
+COMPLETIV_INCIDENTS = ("unmarked", "rule_a", "rule_b", "stock_joker")
+SETTINGS = {
+    "duplicate": ({}, {"top_source": "computer"}, {"draw_minimums": "fisf", "solo_bonus": 20}),
+    "completiv": ({}, {"solo_bonus": 5, "solo_min_players": 4}),
+    "anticipation": ({},),
+}
+"""The settings of a tournament's games, in turn: the default rules, then games with the
+computer's top, FISF's 2+2 draws and another solo bonus."""
 """Completiv's own mishaps (`pipelines.simulate_completiv`), asked for besides `INCIDENTS`."""
 
 
@@ -119,6 +126,7 @@ def plan_season(
     months = _months(tournaments)
     planned: list[PlannedTournament] = []
     game_index = 0
+    shorts = short_ids(p for p, _, _ in PLACES)
     for t, (prefix, name, place) in enumerate(PLACES[:tournaments]):
         variant = SEASON_VARIANTS[t % len(SEASON_VARIANTS)]
         tournament_id = f"{prefix}-{season}"
@@ -126,7 +134,7 @@ def plan_season(
         days = (games + GAMES_A_DAY - 1) // GAMES_A_DAY
         chosen = sorted(rng.sample(range(len(pool)), players))
         roster = tuple(pool[i] for i in chosen)
-        short = "".join(word[0] for word in prefix.split("-")) + str(season)[-2:]
+        short = shorts[prefix] + str(season)[-2:]
         planned_games = []
         for g in range(games):
             day, slot = divmod(g, GAMES_A_DAY)
@@ -145,6 +153,7 @@ def plan_season(
                 start=start,
                 arbiter=ARBITER,
                 incidents=_incidents(rng, game_index, variant),
+                settings=SETTINGS[variant][g % len(SETTINGS[variant])],
             )
             planned_games.append(PlannedGame(scenario))
             game_index += 1
@@ -154,7 +163,27 @@ def plan_season(
                 roster, tuple(planned_games),
             )
         )  # fmt: skip
+    ids = [g.scenario.game_id for t in planned for g in t.games]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"game ids planned twice: {', '.join(twice)}")
     return SeasonPlan(str(season), pool, clubs, tuple(planned))
+
+
+def short_ids(prefixes: Iterable[str]) -> dict[str, str]:
+    """Each tournament's short id, for its games' ids (`cb26-p1`): the initials of its words,
+    lengthened with the next letters of its last word (then a number) where an earlier
+    tournament already has them (`cupa-bucuresti` cb, `cupa-brasov` cbr), so that no two
+    tournaments share one however many are played."""
+    shorts: dict[str, str] = {}
+    for prefix in prefixes:
+        words = prefix.split("-")
+        head = "".join(word[0] for word in words[:-1])
+        tails = [words[-1][:n] for n in range(1, len(words[-1]) + 1)]
+        candidates = [head + tail for tail in tails]
+        candidates += [f"{candidates[-1]}{n}" for n in range(2, len(shorts) + 3)]
+        shorts[prefix] = next(c for c in candidates if c not in shorts.values())
+    return shorts
 
 
 def _months(count: int) -> list[int]:
@@ -172,8 +201,12 @@ def _incidents(rng: random.Random, game_index: int, variant: str) -> dict[int, t
     incidents = {n: (kind,) for n, kind in sorted(zip(rounds, kinds, strict=True))}
     if variant == "completiv":
         for kind in COMPLETIV_INCIDENTS:
-            for n in rng.sample(range(2, 20), 3):
+            late = kind == "rule_b"  # once both jokers have left the stock
+            for n in rng.sample(range(10, 20) if late else range(2, 20), 4 if late else 3):
                 incidents[n] = (*incidents.get(n, ()), kind)
+    if variant == "anticipation":
+        for n in rng.sample(range(2, 14), 2):
+            incidents[n] = (*incidents.get(n, ()), "late_replacement")
     return dict(sorted(incidents.items()))
 
 

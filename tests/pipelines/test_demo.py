@@ -8,13 +8,18 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from engine.games.projections import round_results
+from ledger import EventStore
 from pipelines.cli import app
 from pipelines.demo import demo_folder
+from pipelines.game_service import load_game
+from pipelines.tournaments import read_tournaments
 
 runner = CliRunner()
 ARBITRU = str(Path(sys.executable).with_name("arbitru"))
@@ -122,3 +127,64 @@ def test_the_duckdb_query_the_demo_prints_gives_the_season_standings(demo):
             player["player_id"] in row and str(player["points"]) in row
             for row in shown.splitlines()
         ), (player, shown)
+
+
+def _readme_queries() -> list[str]:
+    """The DuckDB queries of the README's "Season tables for statisticians", as printed."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("Three queries in DuckDB", 1)[1].split("```sql\n", 1)[1]
+    block = block.split("```", 1)[0]
+    return [q.strip() for q in block.split(";\n") if q.strip()]
+
+
+def test_the_readme_duckdb_queries_give_what_the_cli_shows_for_every_variant(
+    demo, tmp_path, monkeypatch
+):
+    """Each query runs as printed (on `season-export/`, here the demo's export) and gives the
+    CLI's figures: the season's points, who reached each round's top (anticipation rounds have
+    no common top, so they count neither as found nor as missed) and why rounds score nothing."""
+    duckdb = pytest.importorskip("duckdb")
+    folder, _ = demo
+    db = f"sqlite:///{folder / 'ledger.db'}"
+    (tmp_path / "season-export").symlink_to(folder / "export")
+    monkeypatch.chdir(tmp_path)
+    ranking, tops, reasons = (duckdb.sql(q).fetchall() for q in _readme_queries())
+
+    season = json.loads(runner.invoke(app, ["season", "standings", "--db", db, "--json"]).stdout)
+    assert {(p, points, n) for _, p, _, points, n in ranking} == {
+        (s["player_id"], s["points"], len(s["tournaments"])) for s in season["standings"]
+    }
+
+    rounds: Counter[str] = Counter()
+    found: Counter[str] = Counter()
+    why: Counter[tuple[str, str]] = Counter()
+    with EventStore(db) as store:
+        for tournament in read_tournaments(store):
+            for game_id in tournament.games:
+                state = load_game(store, game_id).state
+                for rnd in state.rounds:
+                    results = round_results(state, rnd.number, submissions=False)
+                    for player in results.players:
+                        why[tournament.season, player.code or "valid"] += 1
+                        if results.closed and results.top is not None:
+                            rounds[player.player_id] += 1
+                            found[player.player_id] += player.player_id in results.top.reached_by
+    assert {(p, n, pct) for p, n, pct, _ in tops} == {
+        (p, n, round(100 * found[p] / n, 1)) for p, n in rounds.items()
+    }
+    assert sorted(reasons) == sorted((s, r, n) for (s, r), n in why.items())
+    for game_id in ("tt26-p3", "mc26-p1"):  # the CLI says the same of a round of each
+        shown = runner.invoke(
+            app, ["game", "results", game_id, "--round", "2", "--db", db, "--json"]
+        )
+        reached = json.loads(shown.stdout)["top"]["reached_by"]
+        rows = duckdb.sql(
+            "SELECT player_id FROM read_parquet('season-export/player_rounds/**/*.parquet',"
+            " hive_partitioning = true, hive_types = {'season': 'VARCHAR'})"
+            f" WHERE game_id = '{game_id}' AND round = 2 AND points >= top_score"
+        ).fetchall()
+        assert sorted(reached) == sorted(p for (p,) in rows)
+    anticipation = runner.invoke(
+        app, ["game", "results", "oi26-p1", "--round", "2", "--db", db, "--json"]
+    )
+    assert json.loads(anticipation.stdout)["top"] is None

@@ -84,3 +84,18 @@ def test_computer_top_takes_a_letter_from_the_stock(db_url: str) -> None:
     assert top["source"] == "computer" and top["score"] >= 102
     assert "[" in top["move"]
     assert arbiter.view("replay", "hc2")["bag"]["count"] == 100 - 7
+
+
+def test_marked_letter_gone_from_the_stock_is_rule_a_though_the_drawn_tiles_hold_it(
+    arbiter: Arbiter,
+) -> None:
+    """RULES 3: the mark is the player's declaration: `[Z]` when the only Z is on the drawn
+    rack counts as the stock's joker less the Z's value, the drawn Z stays unused."""
+    arbiter.ok("draw", "hc1", "--tiles", "ZAREIT")
+    arbiter.ok("submit", "hc1", "--player", "ana", "--text", "H8: [Z]ARE")
+    arbiter.ok("submit", "hc1", "--player", "bob", "--text", "H8: ZARE")
+    results = arbiter.view("results", "hc1", "--round", "1")
+    by_player = {p["player_id"]: p for p in results["players"]}
+    assert by_player["ana"]["score"] == 6 - 10
+    assert "completiv rule a" in by_player["ana"]["submissions"][0]["notes"][0]
+    assert by_player["bob"]["score"] == 26

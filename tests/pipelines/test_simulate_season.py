@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app
-from pipelines.simulate_season import SEASON_VARIANTS
+from pipelines.simulate_season import PLACES, SEASON_VARIANTS, plan_season, short_ids
 
 runner = CliRunner()
 
@@ -84,6 +84,26 @@ def test_players_keep_their_id_across_the_tournaments_of_a_season(simulated):
             if e["type"] == "PlayerJoined" and e["stream"] == f"game/{game_id}"
         ]
         assert joined == roster[tournament_id], game_id
+
+
+def test_every_tournament_of_a_season_has_its_own_short_id_for_its_games():
+    """Cupa Bucureștiului and Cupa Brașovului have the same initials: the second gets cbr."""
+    shorts = short_ids(prefix for prefix, _, _ in PLACES)
+    assert len(set(shorts.values())) == len(PLACES)
+    assert (shorts["cupa-bucuresti"], shorts["cupa-brasov"]) == ("cb", "cbr")
+    assert len(set(short_ids(["a-bc", "a-b", "ab-c", "a-bcd"]).values())) == 4
+    plan = plan_season(1, tournaments=len(PLACES), games=2, players=2)
+    ids = [g.scenario.game_id for t in plan.tournaments for g in t.games]
+    assert len(ids) == len(set(ids)) == 2 * len(PLACES)
+
+
+def test_simulate_plays_five_tournaments(tmp_path):
+    out = tmp_path / "five.jsonl"
+    args = ["--tournaments", "5", "--games", "1", "--players", "2"]
+    result = runner.invoke(app, ["simulate", "--out", str(out), "--seed", "2", *args])
+    assert result.exit_code == 0, result.output
+    games = {json.loads(line)["stream"] for line in out.read_text(encoding="utf-8").splitlines()}
+    assert {"game/cb26-p1", "game/cbr26-p1"} <= games
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ drawn rack with that one extra tile:
 - the chosen letter laid and in the stock: the move counts as written (7 tiles: the bingo);
 - laid but no longer in the stock, a joker still there (rule a): the letter counts as that
   joker, worth 0, and the letter's value is subtracted as well; where the letter is written
-  after the word and several new tiles show it, the reading that scores least is taken;
+  after the word and several new tiles show it, the reading that scores least is taken; the
+  mark is the player's declaration, so this holds even when the drawn tiles hold another
+  copy of the letter (that copy then stays unused);
 - laid, not in the stock, no joker left (rule b), or the stock's joker chosen when none is
   left: the submission is wrong and scores 0;
 - a letter the drawn rack lacks laid without any mark: a notation error, 0.
@@ -84,12 +86,13 @@ class CompletivContext(GameContext):
             return self._unmarked(text, move, verdict, beyond, rack)
         mark = format_tile(chosen.letter, chosen.joker)
         tile = JOKER if chosen.joker else chosen.letter
-        if not beyond:
+        stock = self.stock(board, rack)
+        declared = not stock.count(tile) and _lays(board, move, chosen, tile)
+        if not beyond and not declared:
             note = f"{mark} chosen from the stock is not laid: never taken, it stays in the stock"
             return Judgement(text, move, verdict, verdict.problems, verdict.score, (note,))
-        if beyond != Counter({tile: 1}):
+        if beyond and beyond != Counter({tile: 1}):
             return Judgement(text, move, verdict, verdict.problems, verdict.score)
-        stock = self.stock(board, rack)
         if stock.count(tile):
             note = f"{mark} chosen from the stock ({stock.count(tile)} there) and laid"
             return Judgement(text, move, verdict, verdict.problems, verdict.score, (note,))
@@ -171,6 +174,13 @@ class CompletivContext(GameContext):
                 found.setdefault(key, ScoredMove(move, scored.score))
         moves = sorted(found.values(), key=_canonical)
         return Top(best if moves else 0, tuple(moves))
+
+
+def _lays(board: Board, move: Move, chosen: Chosen, tile: str) -> bool:
+    """Whether the move lays the chosen letter: on its marked square (`[X]`), or on some new
+    square (`+X`). The mark is the player's declaration: a marked letter laid counts as the
+    one chosen even when the drawn tiles hold another copy of it (RULES 3)."""
+    return any(key == tile and chosen.at in (None, i) for i, key in _new_tiles(board, move))
 
 
 def _besides_count(verdict: Verdict) -> tuple[Problem, ...]:

@@ -4,7 +4,8 @@ A round's draw completes the leftover of the previous top back to the draw size 
 The rack must then hold the round's minimum of vowels and consonants, a joker counting as
 either; a draw that breaks the rule goes back to the bag and is drawn again (the rejected draws
 are recorded). The rule is not applied to the draw that empties the bag. The game ends when the
-bag is empty and the rack played out, or when no draw could make a rack that keeps the rule.
+bag is empty and the rack played out, or when no draw could make a rack that keeps the rule:
+once the bag is empty, a leftover that breaks the rule (`NNP`) ends the game.
 
 Seeded draws are derived from a secret seed whose SHA-256 the game records at creation; the
 derivation (docs/draws.md) is: for round r and attempt a (0 for the first draw of the round,
@@ -88,6 +89,12 @@ def plan_draw(
     if needed >= len(bag):
         if not bag and not leftover:
             return Problem("game_over", "the bag is empty and the rack played out: end the game")
+        if not bag and not keeps_rule(leftover, minimum, vowels):
+            return Problem(
+                "game_over",
+                f"the bag is empty and the leftover {leftover} has not {minimum.vowels} vowel(s)"
+                f" and {minimum.consonants} consonant(s): end the game",
+            )
         return DrawPlan(len(bag), None)
     if not can_keep_rule(leftover, bag, needed, minimum, vowels):
         return Problem(

@@ -340,7 +340,7 @@ def _closed(state: GameState, event: RoundClosed, recorded: Recorded) -> GameSta
     over = state.over
     if rnd.last and not leftover and not bag:
         over = "the bag is empty and the rack played out"
-    elif over is None and not rnd.last:
+    elif over is None:
         context = state.context
         assert context is not None
         settings, vowels = context.settings, context.ruleset.vowels

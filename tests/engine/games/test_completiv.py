@@ -246,3 +246,39 @@ def test_last_round_stock_is_empty_so_a_chosen_letter_laid_is_annulled(completiv
     chosen = context.judge(board, rack, "K1: [J]ARISTE")
     assert chosen.problems[0].code == "completiv_letter_not_in_stock"
     assert chosen.score == 0
+
+
+def test_marked_letter_gone_from_the_stock_is_rule_a_even_when_the_drawn_tiles_hold_it(
+    completiv,
+):
+    """RULES 3: the mark is the player's declaration. The only Z is on the drawn rack, so the
+    stock no longer holds one: `[Z]` and `+Z` are rule a (the Z counts as the stock's joker,
+    less its value 10), the drawn Z stays unused; unmarked, the same move uses the drawn Z."""
+    game = completiv()
+    game.run(DrawRack(round=1, tiles="ZAREIT", deadline=T0))
+    assert game.state.bag.count("Z") == 0 and game.state.bag.count("?") == 2
+    _submit(game, 1, ana="H8: [Z]ARE", bob="H8: ZARE +Z", cid="H8: ZARE")
+    plain = _result(game, 1, "cid")
+    assert (plain.code, plain.score) == (None, 26)  # (10 + 1 + 1 + 1) x 2
+    for player in ("ana", "bob"):
+        part = _result(game, 1, player).parts[0]
+        assert part.code is None
+        assert part.judgement.move.jokers == (0,)
+        assert part.score == (0 + 1 + 1 + 1) * 2 - 10
+        assert "completiv rule a" in part.judgement.notes[0]
+    game.run(CloseRound(round=1))
+    assert game.state.current.top.text == "H8: ZARE"
+    assert game.state.leftover == "IT"
+
+
+def test_marked_letter_gone_from_the_stock_with_no_joker_left_is_rule_b_even_when_drawn(
+    completiv,
+):
+    """RULES 3, rule b with the declared mark: the drawn rack holds the only Z and both
+    jokers, so the stock holds neither: `[Z]` is wrong and annulled."""
+    game = completiv()
+    game.run(DrawRack(round=1, tiles="ZARE??", deadline=T0))
+    _submit(game, 1, ana="H8: [Z]ARE", bob="H8: ZARE")
+    wrong = _result(game, 1, "ana")
+    assert (wrong.code, wrong.score) == ("completiv_letter_not_in_stock", 0)
+    assert _result(game, 1, "bob").score == 26

@@ -79,6 +79,17 @@ def test_game_is_over_when_the_bag_is_empty_and_the_rack_played_out():
     assert isinstance(over, Problem) and over.code == "game_over"
 
 
+def test_once_the_bag_is_empty_a_leftover_breaking_the_rule_ends_the_game():
+    """RULES 2.1: the exemption is for the draw that empties the bag only; a leftover that
+    breaks the rule afterwards (`NNP`, `C`) ends the game, one that keeps it is played on."""
+    for leftover in ("NNP", "NN", "C"):
+        over = plan_draw(leftover, Bag(), 7, ONE, VOWELS)
+        assert isinstance(over, Problem) and over.code == "game_over"
+        assert f"the leftover {leftover} has not 1 vowel(s)" in over.message
+    assert plan_draw("NNA", Bag(), 7, ONE, VOWELS) == DrawPlan(0, None)
+    assert plan_draw("N?", Bag(), 7, ONE, VOWELS) == DrawPlan(0, None)
+
+
 def _independent_draw(seed: str, rnd: int, attempt: int, pool: str, count: int) -> str:
     """The derivation of docs/draws.md written again from the text, not from the engine."""
     numbers: list[int] = []
