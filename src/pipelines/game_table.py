@@ -195,7 +195,7 @@ CSV_SUMS = ("subtotal", "solos", "solo_bonus", "penalties", "total", "negative",
 
 def csv_header(table: GameTable) -> list[str]:
     rounds = [f"round_{n}" for n in range(1, table.rounds + 1)]
-    return ["rank", "player_id", "name", *rounds, *CSV_SUMS, "top_rounds", "solo_rounds"]
+    return ["row", "rank", "player_id", "name", *rounds, *CSV_SUMS, "top_rounds", "solo_rounds"]
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -215,8 +215,9 @@ def _csv_row(row: Row, rounds: int) -> list[object]:
     pct = "" if row.pct_of_top is None else f"{row.pct_of_top:.2f}"
     master = row.player_id is None
     return [
+        "master" if master else "player",
         "" if row.rank is None else row.rank,
-        "master" if master else row.player_id,
+        "" if master else row.player_id,
         "" if master else _inert(row.name or ""),
         *scores,
         row.subtotal, row.solos, row.solo_bonus, row.penalties, row.total, row.negative, pct,
@@ -226,8 +227,8 @@ def _csv_row(row: Row, rounds: int) -> list[object]:
 
 def csv_lines(table: GameTable) -> Iterator[bytes]:
     """The table as CSV, UTF-8 with a byte-order mark (so that a spreadsheet reads the
-    diacritics), a header line, then the master row (if any) and the players by rank.
-    A round with no top (open, in anticipation) leaves the master's cell empty."""
+    diacritics), a header line, then the master row (if any, `row` = `master`) and the
+    players by rank (`row` = `player`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     rows = [table.master] if table.master is not None else []

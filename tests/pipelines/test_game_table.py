@@ -125,7 +125,8 @@ def test_csv_reads_back_in_python_and_duckdb_with_the_json_numbers(
     table = cli("game", "table", "cb26-c1", "--db", url, "--csv", str(out), "--json")
     with out.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert [r["player_id"] for r in rows] == ["master"] + [p["player_id"] for p in table["players"]]
+    assert [r["row"] for r in rows] == ["master"] + ["player"] * len(table["players"])
+    assert [r["player_id"] for r in rows] == [""] + [p["player_id"] for p in table["players"]]
     for row, player in zip(rows[1:], table["players"], strict=True):
         assert row["name"] == player["name"]
         assert int(row["total"]) == player["total"] and int(row["negative"]) == player["negative"]
@@ -136,9 +137,9 @@ def test_csv_reads_back_in_python_and_duckdb_with_the_json_numbers(
         tops = [c["round"] for c in player["rounds"] if c["mark"] == "top"]
         assert row["top_rounds"].split() == [str(n) for n in tops]
     assert int(rows[0]["total"]) == table["top_total"]
-    read = duckdb.sql(f"SELECT player_id, name, total, pct_of_top FROM read_csv('{out}')")
-    assert read.fetchall() == [("master", None, table["top_total"], 100.0)] + [
-        (p["player_id"], p["name"], p["total"], p["pct_of_top"]) for p in table["players"]
+    read = duckdb.sql(f"SELECT row, player_id, name, total, pct_of_top FROM read_csv('{out}')")
+    assert read.fetchall() == [("master", None, None, table["top_total"], 100.0)] + [
+        ("player", p["player_id"], p["name"], p["total"], p["pct_of_top"]) for p in table["players"]
     ]
 
 
