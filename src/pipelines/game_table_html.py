@@ -87,7 +87,7 @@ def table_html(table: GameTable, title: str) -> str:
         )
     return (
         "<!DOCTYPE html>\n"
-        '<html lang="ro">\n<head>\n<meta charset="utf-8">\n'
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
         f"<h1>{escape(title)}</h1>\n"
         f"<table>\n<thead><tr>{''.join(heads)}</tr></thead>\n<tbody>\n{body}\n</tbody>\n"
