@@ -45,6 +45,12 @@ def ledgers(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     return urls
 
 
+@pytest.fixture
+def arbiter(db_url: str) -> Arbiter:
+    """A small game's arbiter, on SQLite and on PostgreSQL."""
+    return Arbiter(db_url)
+
+
 def _url(ledgers: dict[str, str], source: str, variant: str) -> str:
     return ledgers["season"] if source == "season" else ledgers[variant]
 
@@ -212,11 +218,6 @@ def test_penalties_are_their_own_column_and_come_off_the_total(arbiter: Arbiter)
     assert [p["total"] for p in table["players"]] == [s["total"] for s in standings]
 
 
-@pytest.fixture
-def arbiter(db_url: str) -> Arbiter:
-    return Arbiter(db_url)
-
-
 def test_csv_and_html_to_the_same_file_or_a_folder_are_refused(
     ledgers: dict[str, str], tmp_path: Path
 ) -> None:
@@ -242,3 +243,21 @@ def test_a_name_a_spreadsheet_would_run_as_a_formula_is_written_inert(
     assert names["ana"] == "'=1+1" and names["bob"] == "Bob"
     shown = arbiter.view("table", "hd1")  # the JSON keeps the name as recorded
     assert {p["player_id"]: p["name"] for p in shown["players"]}["ana"] == "=1+1"
+
+
+def test_an_open_round_counts_as_closing_it_now_would_and_the_title_says_provisional(
+    arbiter: Arbiter,
+) -> None:
+    create(arbiter)
+    arbiter.ok("draw", "hd1", "--tiles", "VARAEIT")
+    arbiter.ok("submit", "hd1", "--player", "ana", "--text", "H8: VARA")
+    arbiter.ok("submit", "hd1", "--player", "bob", "--text", "H8: VARIATE")
+    table = arbiter.view("table", "hd1")
+    standings = arbiter.view("standings", "hd1")
+    assert (table["closed_rounds"], table["top_total"]) == (0, standings["top_total"]) == (0, 80)
+    assert [(p["player_id"], p["total"], p["negative"]) for p in table["players"]][:2] == [
+        ("bob", 90, 10),
+        ("ana", 22, -58),
+    ]
+    shown = runner.invoke(app, ["game", "table", "hd1", "--db", arbiter.db])
+    assert "round 1 open (provisional)" in shown.stdout
