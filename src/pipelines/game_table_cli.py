@@ -56,7 +56,8 @@ def _terminal_row(row: Row, rounds: int) -> list[Text]:
 
 def show_table(table: GameTable, note: str | None) -> None:
     """The table in the terminal, the master row first and in bold, marks in colour."""
-    view = Table(title=_title(table), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1))
+    title = Text(_title(table))  # plain text: an id is never read as markup
+    view = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1))
     view.add_column("rank", justify="right")
     view.add_column("player", no_wrap=True)
     for n in range(1, table.rounds + 1):
