@@ -261,3 +261,15 @@ def test_an_open_round_counts_as_closing_it_now_would_and_the_title_says_provisi
     ]
     shown = runner.invoke(app, ["game", "table", "hd1", "--db", arbiter.db])
     assert "round 1 open (provisional)" in shown.stdout
+
+
+def test_a_full_disk_leaves_no_table_file_and_an_earlier_one_whole(
+    ledgers: dict[str, str], tmp_path: Path, disk_full: None
+) -> None:
+    csv_out, html_out = tmp_path / "t.csv", tmp_path / "t.html"
+    html_out.write_text("earlier page", encoding="utf-8")
+    args = ["--csv", str(csv_out), "--html", str(html_out)]
+    done = runner.invoke(app, ["game", "table", "cb26-p1", "--db", ledgers["duplicate"], *args])
+    assert done.exit_code == 3, done.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.html"]
+    assert html_out.read_text(encoding="utf-8") == "earlier page"
