@@ -103,6 +103,7 @@ GAME_COMMANDS: dict[str, str] = {
     "end": "pipelines.game_cli:end_command",
     "results": "pipelines.game_read_cli:results_command",
     "standings": "pipelines.game_read_cli:standings_command",
+    "table": "pipelines.game_table_cli:table_command",
     "replay": "pipelines.game_read_cli:replay_command",
 }
 """`arbitru game`'s commands (`module:function`), in the order its help lists them. Each is
