@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ledger.database import DEFAULT_URL
-from pipelines.game_common import GameArg, loaded
+from pipelines.game_common import GameArg, loaded, view_of
 from pipelines.game_json import dictionary_note
 from pipelines.game_table import GameTable, Row, csv_lines, game_table, table_json
 from pipelines.game_views import out
@@ -119,11 +119,12 @@ def table_command(
         files.append(([page.encode("utf-8")], html_file, output_target(html_file, WHAT_TO_DO)))
     if len({target for _lines, _out, target in files}) < len(files):
         fail(f"--csv and --html name the same file {csv_file}: give each its own")
-    if files:
-        write_together(files)
-    if as_json:
-        emit_json(table_json(table, state))
-        return
-    show_table(table, dictionary_note(state))
-    for _lines, name, _target in files:
-        out.print(f"wrote {escape(str(name))}")
+    with view_of(read.altered):
+        if files:
+            write_together(files)
+        if as_json:
+            emit_json({**table_json(table, state), "ledger_altered": read.altered})
+            return
+        show_table(table, dictionary_note(state))
+        for _lines, name, _target in files:
+            out.print(f"wrote {escape(str(name))}")
