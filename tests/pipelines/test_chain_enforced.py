@@ -98,6 +98,7 @@ def test_an_altered_ledger_refuses_appends_and_every_view_says_so_first(
     for view in (
         ("game", "standings", GAME),
         ("game", "results", GAME, "--round", "2"),
+        ("game", "table", GAME),
         ("game", "replay", GAME, "--round", "1"),
         ("tournament", "standings", "cupa-bucuresti-2026"),
     ):
