@@ -20,6 +20,7 @@ from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from ledger.database import DEFAULT_URL
 from pipelines import game_views as views
+from pipelines import limits
 from pipelines.game_common import (
     ActorOption,
     DryRunOption,
@@ -28,6 +29,7 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
+    checked,
     reported,
     round_of,
     run,
@@ -165,6 +167,13 @@ def create_command(
         game_settings = parse_settings(settings or [])
     except InputError as exc:
         fail(str(exc))
+    if title is not None:
+        title = checked("title", title, "--title")
+    if tournament is not None:
+        try:
+            limits.check_id("id", tournament, "--tournament")
+        except limits.LimitError as exc:
+            fail(str(exc))
     with reported():
         stream = stream_of(game)
         dictionary = dictionary_ref(dict_spec)
@@ -325,6 +334,8 @@ def submit_command(
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')
+        text = checked("slip", text, "--text")
+        source = None if source is None else checked("source", source, "--source")
         slips = [
             partial(
                 cmd.Submit,
@@ -378,5 +389,5 @@ def end_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """End the game."""
-    command = cmd.EndGame(reason=reason, actor=actor_of(actor))
+    command = cmd.EndGame(reason=checked("reason", reason, "--reason"), actor=actor_of(actor))
     run(db, game, [command], dry_run=dry_run, as_json=as_json)

@@ -17,6 +17,7 @@ from rich.markup import escape
 from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
+from pipelines import limits
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import (
     CommandRefused,
@@ -115,11 +116,28 @@ def loaded(db: str, game: str) -> Game:
 def actor_of(actor: str | None) -> str:
     """Who records the events: --actor (or ARBITRU_ACTOR), else the user's login name."""
     if actor:
-        return actor
+        return checked("actor", actor, "--actor")
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "arbiter"
+
+
+def checked(kind: str, value: str, option: str) -> str:
+    """A text option's value as it will be recorded, within its limits (`pipelines.limits`),
+    or an error naming the option."""
+    try:
+        return limits.check_text(kind, value, option)
+    except limits.LimitError as exc:
+        fail(str(exc))
+
+
+def checked_number(kind: str, value: int, option: str) -> int:
+    """A number option's value within its limits, or an error naming the option."""
+    try:
+        return limits.check_number(kind, value, option)
+    except limits.LimitError as exc:
+        fail(str(exc))
 
 
 def time_option(text: str | None, option: str) -> datetime | None:

@@ -80,7 +80,7 @@ NUMBERS: Mapping[str, NumberLimit] = MappingProxyType(
     {
         "points": NumberLimit("a penalty's points", 1, 1_000),
         "setting": NumberLimit("a setting's number", 0, 1_000),
-        "round": NumberLimit("a round", 1, 1_000),
+        "round": NumberLimit("a round", 1, 10_000),
         "part": NumberLimit("a part", 1, 9),
         "limit": NumberLimit("--limit", 1, 100_000),
         "workers": NumberLimit("--workers", 1, 64),
@@ -95,7 +95,7 @@ LATEST = datetime(9998, 12, 31, 23, 59, 59, tzinfo=UTC)
 """The times that may be recorded (deadlines, arrivals): every one of them stays a valid time
 in any zone and in the export's timestamp columns."""
 
-TILES_LONGEST = 16
+TILES_LONGEST = 100
 """The most tiles a draw (or a draw put back) may name."""
 
 DEEPEST = 4
@@ -382,3 +382,11 @@ def _script(ch: str) -> str | None:
     if not unicodedata.category(ch).startswith("L"):
         return None
     return unicodedata.name(ch, "").split(" ", 1)[0] or None
+
+
+def escaped(text: str) -> str:
+    """Recorded text for a Rich view: `shown`, then markup escaped (a slip may hold
+    brackets that Rich would otherwise read as markup)."""
+    from rich.markup import escape
+
+    return escape(shown(text))

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from ledger import EventStore
@@ -23,6 +22,7 @@ from ledger.jsonl import row_line
 from pipelines.game_common import store
 from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.limits import escaped as escape
 from pipelines.output_file import output_target, write_whole
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.tournaments import (
