@@ -85,6 +85,7 @@ NUMBERS: Mapping[str, NumberLimit] = MappingProxyType(
         "limit": NumberLimit("--limit", 1, 100_000),
         "workers": NumberLimit("--workers", 1, 64),
         "words": NumberLimit("a word list's size", 0, 100_000_000),
+        "ranking_points": NumberLimit("a place's ranking points", 0, 1_000_000),
     }
 )
 """Every number that comes in, by kind: small enough that a round's score (points, bonuses,
