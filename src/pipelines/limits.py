@@ -59,7 +59,7 @@ TEXTS: Mapping[str, TextLimit] = MappingProxyType(
         "source": TextLimit("a source", 200),
         "actor": TextLimit("an actor", 100),
         "label": TextLimit("a label (place, club, date, list name, seed)", 200),
-        "setting": TextLimit("a setting's word", 64),
+        "word": TextLimit("a setting's word", 64),
     }
 )
 """Every free text, by kind. Only a slip may hold control characters: it is recorded exactly as
@@ -309,7 +309,7 @@ def _setting_value(value: Any, where: str, depth: int) -> None:
     if isinstance(value, int):
         check_number("setting", value, where)
     elif isinstance(value, str):
-        check_text("setting", value, where)
+        check_text("word", value, where)
     elif isinstance(value, list):
         _longest_list(value, where)
         for i, item in enumerate(value):
