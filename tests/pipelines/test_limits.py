@@ -94,8 +94,8 @@ def test_a_setting_beyond_its_limit_is_refused(arbiter: Arbiter) -> None:
 
 def test_an_imported_penalty_beyond_the_limit_is_refused(sqlite_url: str, tmp_path: Path) -> None:
     draw = {"stream": "game/g1", "type": "RackDrawn", "payload": {"round": 1, "drawn": "VARAEIT"}}
-    penalty = {"stream": "game/g1", "type": "PenaltyGiven",
-               "payload": {"round": 1, "player_id": "p1", "points": 2**31, "reason": "x"}}  # fmt: skip
+    payload = {"round": 1, "player_id": "p1", "points": 2**31, "reason": "x"}
+    penalty = {"stream": "game/g1", "type": "PenaltyGiven", "payload": payload}
     assert "payload.points" in _refused_import(tmp_path, sqlite_url, _joined("p1"), draw, penalty)
 
 
@@ -114,8 +114,8 @@ def test_an_imported_arrival_time_no_zone_can_show_is_refused(db_url: str, tmp_p
 def test_an_imported_deadline_before_the_year_1900_is_refused_not_a_crash(
     sqlite_url: str, tmp_path: Path
 ) -> None:
-    draw = {"stream": "game/g1", "type": "RackDrawn",
-            "payload": {"round": 1, "drawn": "VARAEIT", "deadline": "0001-01-01T00:00:00+01:00"}}  # fmt: skip
+    payload = {"round": 1, "drawn": "VARAEIT", "deadline": "0001-01-01T00:00:00+01:00"}
+    draw = {"stream": "game/g1", "type": "RackDrawn", "payload": payload}
     assert "payload.deadline" in _refused_import(tmp_path, sqlite_url, draw)
 
 
