@@ -19,7 +19,8 @@ from pipelines.cli import app
 
 pytestmark = pytest.mark.usefixtures("default_home")
 
-_EDGES = ["", " ", "\x1b[2J", "\u202eana", "an\u200ba", "\u0430na", "A" * 600, "ana\u2028bob"]
+_EDGES = ["", " ", "\x1b[2J", "\u202eana", "an\u200ba", "\u0430na", "A" * 600, "ana\u2028bob",
+          "__HIVE_DEFAULT_PARTITION__", "2" * 300]  # fmt: skip
 texts = st.one_of(
     st.sampled_from(_EDGES),
     st.text(st.characters(max_codepoint=0x3000, exclude_categories=["Cs"]), max_size=40),
@@ -116,7 +117,7 @@ def test_any_accepted_game_input_still_shows_recomputes_and_exports(
         _still_readable(db, Path(folder) / "export")
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     season=mostly(seasons, texts),
     name=mostly(names, texts),
