@@ -30,13 +30,12 @@ class LimitError(ValueError):
 
 @dataclass(frozen=True)
 class TextLimit:
-    """How long a text may be and what it may hold. `blank`: it may be empty or spaces only;
-    `controls`: it may hold control, invisible or bidi characters (kept as written, shown
-    escaped); `one_script`: its letters must all come from one script (no look-alikes)."""
+    """How long a text may be and what it may hold (never empty or blank). `controls`: it may
+    hold control, invisible or bidi characters and other spaces than U+0020 (kept as written,
+    shown escaped); `one_script`: its letters must all come from one script (no look-alikes)."""
 
     what: str
     longest: int
-    blank: bool = False
     controls: bool = False
     one_script: bool = False
 
@@ -73,8 +72,9 @@ IDS: Mapping[str, tuple[str, int]] = MappingProxyType(
 )
 """Ids (players, games, tournaments, rulesets, setting keys) and seasons: ASCII letters, digits,
 '.', '_' and '-', starting with a letter or digit, so one script and nothing invisible; a
-season names a folder of the export, so never the no-season folder `__HIVE_DEFAULT_PARTITION__`
-and short enough for any file system. Player ids are unique within a game case-folded."""
+season names a folder of the export, so it is short enough for any file system and, starting
+with a letter or digit, never the no-season folder `__HIVE_DEFAULT_PARTITION__`, `.` or `..`.
+Player ids are unique within a game case-folded."""
 
 NUMBERS: Mapping[str, NumberLimit] = MappingProxyType(
     {
@@ -140,8 +140,6 @@ _FIELDS: Mapping[str, str] = MappingProxyType(
 )
 """Which limit each payload or meta field of the record format is held to, by its name."""
 
-_HIVE_DEFAULT = "__HIVE_DEFAULT_PARTITION__"
-_SHOWN_AS_IS = frozenset({"Zs"})
 _HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 """Unicode categories a terminal does not show as a character: controls, invisible format
 characters (zero-width, bidi overrides), private, surrogate, unassigned, line separators."""
@@ -152,7 +150,7 @@ def check_text(kind: str, value: str, where: str) -> str:
     limit = TEXTS[kind]
     if not limit.controls:
         value = unicodedata.normalize("NFC", value)
-    if not limit.blank and not value.strip():
+    if not value.strip():
         raise LimitError(f"{where}: {limit.what} may not be empty or blank; write it out")
     if len(value) > limit.longest:
         raise LimitError(
@@ -160,7 +158,7 @@ def check_text(kind: str, value: str, where: str) -> str:
             f"{limit.longest:,} characters"
         )
     if not limit.controls:
-        hidden = _first_hidden(value)
+        hidden = next((ch for ch in value if _hidden(ch) or _odd_space(ch)), None)
         if hidden is not None:
             raise LimitError(
                 f"{where}: {echo(value)} holds {_char_name(hidden)}: {limit.what} may hold no "
@@ -180,7 +178,7 @@ def check_id(kind: str, value: str, where: str) -> str:
     """An id or a season as recorded, or LimitError naming what fits."""
     pattern, longest = IDS[kind]
     what = "a season" if kind == "season" else "an id"
-    if not re.fullmatch(pattern, value) or len(value) > longest or value == _HIVE_DEFAULT:
+    if not re.fullmatch(pattern, value) or len(value) > longest:
         raise LimitError(
             f"{where}: {echo(value)} is not {what}: use ASCII letters, digits, '.', '_' or '-', "
             f"at most {longest}, starting with a letter or digit"
@@ -235,11 +233,10 @@ def lines(text: str) -> Iterator[str]:
 def shown(text: str) -> str:
     """`text` for a human view: every control, invisible or bidi character written as its
     escape (`\\x1b`, `\\u202e`), everything else as it is."""
-    if _first_hidden(text) is None:
+    if not any(map(_hidden, text)):
         return text
     return "".join(
-        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in _HIDDEN else ch
-        for ch in text
+        ch.encode("unicode_escape").decode("ascii") if _hidden(ch) else ch for ch in text
     )
 
 
@@ -365,12 +362,14 @@ def _check_recorded_time(value: str, where: str) -> None:
         ) from None
 
 
-def _first_hidden(text: str) -> str | None:
-    for ch in text:
-        category = unicodedata.category(ch)
-        if category in _HIDDEN or (category in _SHOWN_AS_IS and ch != " "):
-            return ch
-    return None
+def _hidden(ch: str) -> bool:
+    return unicodedata.category(ch) in _HIDDEN
+
+
+def _odd_space(ch: str) -> bool:
+    """A space that is not U+0020 (a no-break space, an em space): it looks like one and is
+    not, so two names would look the same and differ."""
+    return ch != " " and unicodedata.category(ch) == "Zs"
 
 
 def _char_name(ch: str) -> str:
