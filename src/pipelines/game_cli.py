@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from engine.echo import echo
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from ledger.database import DEFAULT_URL
@@ -30,6 +31,7 @@ from pipelines.game_common import (
     SourceOption,
     actor_of,
     checked,
+    player_id,
     reported,
     round_of,
     run,
@@ -156,7 +158,7 @@ def create_command(
     """Create a game: its variant, rules, dictionary, draw mode and players."""
     if variant not in PLAYABLE_VARIANTS:
         fail(
-            f"variant {variant!r} is not supported yet: only {', '.join(PLAYABLE_VARIANTS)} "
+            f"variant {echo(variant)} is not supported yet: only {', '.join(PLAYABLE_VARIANTS)} "
             "games can be run"
         )
     if draw not in ("manual", "seeded"):
@@ -334,7 +336,7 @@ def submit_command(
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')
-        text = checked("slip", text, "--text")
+        player, text = player_id(player, "--player"), checked("slip", text, "--text")
         source = None if source is None else checked("source", source, "--source")
         slips = [
             partial(

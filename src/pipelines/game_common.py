@@ -51,7 +51,24 @@ SourceOption = Annotated[
 RoundOption = Annotated[
     int | None, typer.Option("--round", min=1, help="The round (default: the current one).")
 ]
-PlayerOption = Annotated[str, typer.Option("--player", help="The player's id.")]
+
+
+def player_id(value: str, option: str = "--player") -> str:
+    """A player id as typed: within the id's limits (`pipelines.limits`), or an error naming
+    the option (a mistyped id of a million letters is not echoed whole)."""
+    try:
+        return limits.check_id("id", value, option)
+    except limits.LimitError as exc:
+        fail(str(exc))
+
+
+def _player_option(value: str) -> str:
+    return player_id(value)
+
+
+PlayerOption = Annotated[
+    str, typer.Option("--player", help="The player's id.", callback=_player_option)
+]
 PartOption = Annotated[
     int, typer.Option("--part", min=1, help="Which submission of a last round (1, 2, ...).")
 ]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from engine.dictionary import Dictionary
+from engine.echo import echo
 from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
 from engine.games.events import (
@@ -109,7 +110,7 @@ def stream_of(game: str) -> str:
     stream = game if game.startswith("game/") else f"game/{game}"
     if not STREAM_PATTERN.match(stream):
         raise ServiceError(
-            f"{game!r} is not a game id: use lowercase letters, digits and '-' (at most 64, "
+            f"{echo(game)} is not a game id: use lowercase letters, digits and '-' (at most 64, "
             "not starting with '-'), e.g. hd1 or game/hd1"
         )
     return stream

@@ -195,6 +195,25 @@ def test_a_text_beyond_its_limit_is_refused_quoting_sixty_characters(
     assert re.search(r"'(\w)\1{59}'…", message), message
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("game", "submit", "hd1", "--player", "p" * 100_000, "--text", "H8: VARA"),
+        ("game", "annul", "hd1", "--player", "p" * 100_000, "--reason", "late"),
+        ("game", "results", "g" * 100_000, "--round", "1"),
+        ("game", "create", "hd2", "--variant", "v" * 100_000, "--player", "ana"),
+        ("ledger", "export", "--stream", "s" * 100_000),
+    ],
+)
+def test_an_error_quotes_at_most_sixty_characters_of_an_id(
+    arbiter: Arbiter, args: tuple[str, ...]
+) -> None:
+    _round_one(arbiter)
+    result = runner.invoke(app, [*args, "--db", arbiter.db])
+    assert result.exit_code == 2, result.output[-300:]
+    assert "(100,000 characters)" in result.stderr and len(result.stderr) < 400, result.stderr
+
+
 def test_a_title_beyond_its_limit_is_refused(arbiter: Arbiter) -> None:
     message = arbiter.refused(2, "create", "hd1", "--player", "ana", "--title", "T" * 120_000)
     assert "--title" in message and "(120,000 characters)" in message
