@@ -142,13 +142,16 @@ _FIELDS: Mapping[str, str] = MappingProxyType(
 
 _HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 """Unicode categories a terminal does not show as a character: controls, invisible format
-characters (zero-width, bidi overrides), private, surrogate, unassigned, line separators."""
+characters (zero-width, bidi overrides), private, surrogate, unassigned, line separators. A
+text held to no control character must also be `str.isprintable`: none of these, and no other
+space than U+0020 (a no-break space looks like one and is not, so two names would look the
+same and differ)."""
 
 
 def check_text(kind: str, value: str, where: str) -> str:
     """`value` as recorded (NFC-normalised), or LimitError saying what `where` must be."""
     limit = TEXTS[kind]
-    if not limit.controls:
+    if not limit.controls and not value.isascii():
         value = unicodedata.normalize("NFC", value)
     if not value.strip():
         raise LimitError(f"{where}: {limit.what} may not be empty or blank; write it out")
@@ -158,13 +161,13 @@ def check_text(kind: str, value: str, where: str) -> str:
             f"{limit.longest:,} characters"
         )
     if not limit.controls:
-        hidden = next((ch for ch in value if _hidden(ch) or _odd_space(ch)), None)
+        hidden = None if value.isprintable() else next(c for c in value if not c.isprintable())
         if hidden is not None:
             raise LimitError(
                 f"{where}: {echo(value)} holds {_char_name(hidden)}: {limit.what} may hold no "
                 "control, invisible or bidi character; retype it"
             )
-    if limit.one_script:
+    if limit.one_script and not value.isascii():
         scripts = sorted({s for s in map(_script, value) if s})
         if len(scripts) > 1:
             raise LimitError(
@@ -178,7 +181,7 @@ def check_id(kind: str, value: str, where: str) -> str:
     """An id or a season as recorded, or LimitError naming what fits."""
     pattern, longest = IDS[kind]
     what = "a season" if kind == "season" else "an id"
-    if not re.fullmatch(pattern, value) or len(value) > longest:
+    if len(value) > longest or not re.fullmatch(pattern, value):
         raise LimitError(
             f"{where}: {echo(value)} is not {what}: use ASCII letters, digits, '.', '_' or '-', "
             f"at most {longest}, starting with a letter or digit"
@@ -233,7 +236,7 @@ def lines(text: str) -> Iterator[str]:
 def shown(text: str) -> str:
     """`text` for a human view: every control, invisible or bidi character written as its
     escape (`\\x1b`, `\\u202e`), everything else as it is."""
-    if not any(map(_hidden, text)):
+    if text.isprintable() or not any(map(_hidden, text)):
         return text
     return "".join(
         ch.encode("unicode_escape").decode("ascii") if _hidden(ch) else ch for ch in text
@@ -364,12 +367,6 @@ def _check_recorded_time(value: str, where: str) -> None:
 
 def _hidden(ch: str) -> bool:
     return unicodedata.category(ch) in _HIDDEN
-
-
-def _odd_space(ch: str) -> bool:
-    """A space that is not U+0020 (a no-break space, an em space): it looks like one and is
-    not, so two names would look the same and differ."""
-    return ch != " " and unicodedata.category(ch) == "Zs"
 
 
 def _char_name(ch: str) -> str:
