@@ -39,7 +39,7 @@ from ledger import EventStore, NewEvent, RecordedEvent, VersionConflict
 from ledger.envelope import STREAM_PATTERN
 from pipelines.lexicons import LexiconSpecError, load_dictionary
 from pipelines.lexicons import resolve as resolve_list
-from pipelines.limits import event_problem, player_clash
+from pipelines.limits import event_problem
 
 RETRIES = 5
 """How many times a command is decided again after another terminal wrote first."""
@@ -278,7 +278,7 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
         for event in decide(state, command):
             type_name, schema, payload = encode_event(event)
             new = NewEvent(type_name, payload, _meta(command), schema=schema)
-            _within_limits(new, state)
+            _within_limits(new)
             version += 1
             recorded = Recorded(
                 event=event,
@@ -293,12 +293,10 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
     return appended, state
 
 
-def _within_limits(event: NewEvent, state: GameState) -> None:
-    """An event holding a value outside what may be recorded (`pipelines.limits`), or a
-    player whose id differs from one already in the game only by case, is never appended."""
+def _within_limits(event: NewEvent) -> None:
+    """An event holding a value outside what may be recorded (`pipelines.limits`) is never
+    appended."""
     problem = event_problem(event.payload, event.meta)
-    if problem is None and event.type == "PlayerJoined":
-        problem = player_clash(str(event.payload.get("player_id")), state.players)
     if problem is not None:
         raise ServiceError(f"{problem}; nothing was written")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -74,7 +74,8 @@ IDS: Mapping[str, tuple[str, int]] = MappingProxyType(
 '.', '_' and '-', starting with a letter or digit, so one script and nothing invisible; a
 season names a folder of the export, so it is short enough for any file system and, starting
 with a letter or digit, never the no-season folder `__HIVE_DEFAULT_PARTITION__`, `.` or `..`.
-Player ids are unique within a game case-folded."""
+Player ids are unique within a game without case, a rule of the game (`ana` and `ANA` are one
+player: `engine.games.duplicate_evolve`)."""
 
 NUMBERS: Mapping[str, NumberLimit] = MappingProxyType(
     {
@@ -210,19 +211,6 @@ def check_time(value: datetime, where: str) -> datetime:
             f"{EARLIEST:%Y-%m-%d} to {LATEST:%Y-%m-%d}"
         )
     return value
-
-
-def player_clash(player_id: str, joined: Iterable[str]) -> str | None:
-    """Why `player_id` may not join a game whose players are `joined`, or None: ids are
-    compared case-folded, so `ana`, `Ana` and `ANA` are one player."""
-    folded = player_id.casefold()
-    for other in joined:
-        if other.casefold() == folded:
-            return (
-                f"player {player_id} is already in the game as {other} (player ids are "
-                "compared without case): give another id"
-            )
-    return None
 
 
 def lines(text: str) -> Iterator[str]:

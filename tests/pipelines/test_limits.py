@@ -287,12 +287,26 @@ def test_look_alike_player_ids_are_refused_on_the_command_line(
 
 
 def test_player_ids_differing_only_in_case_are_one_player(arbiter: Arbiter) -> None:
-    message = arbiter.refused(2, "create", "hd1", "--player", "ana", "--player", "ANA")
-    assert "already in the game as ana" in message
+    message = arbiter.refused(1, "create", "hd1", "--player", "ana", "--player", "ANA")
+    assert "player ANA has already joined as ana" in message
     arbiter.ok("create", "hd1", "--player", "ana")
     for other in ("Ana", "ANA"):
-        assert "already in the game as ana" in arbiter.refused(2, "join", "hd1", "--player", other)
-    assert "already joined" in arbiter.refused(1, "join", "hd1", "--player", "ana")
+        message = arbiter.refused(1, "join", "hd1", "--player", other)
+        assert f"player {other} has already joined as ana" in message
+    assert "player ana has already joined" in arbiter.refused(1, "join", "hd1", "--player", "ana")
+
+
+def test_an_imported_player_differing_only_in_case_is_ignored(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A ledger may hold `ANA` joined after `ana` (imported): the replay keeps one player and
+    shows the other join as ignored, with its reason."""
+    code, _ = _import(tmp_path, sqlite_url, [_GAME, _joined("ana"), _joined("ANA")])
+    assert code == 0
+    standings = cli("game", "standings", "g1", "--db", sqlite_url, "--json")
+    assert [s["player_id"] for s in standings["standings"]] == ["ana"]
+    (ignored,) = standings["ignored"]
+    assert "already joined as ana" in json.dumps(ignored)
 
 
 # --- lines -------------------------------------------------------------------------------
