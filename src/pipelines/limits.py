@@ -271,11 +271,10 @@ def _check_field(name: str, value: Any, where: str) -> None:
                     check_number("words", item, f"{where}.words")
                 elif key == "name" and isinstance(item, str):
                     _recorded_text("label", item, f"{where}.name")
-    elif isinstance(value, str):
-        if kind in IDS:
-            check_id(kind, value, where)
-        else:
-            _recorded_text(kind, value, where)
+    elif isinstance(value, str) and kind in IDS:
+        check_id(kind, value, where)
+    elif isinstance(value, str) and kind in TEXTS:
+        _recorded_text(kind, value, where)
     elif isinstance(value, int) and kind in NUMBERS:
         check_number(kind, value, where)
 

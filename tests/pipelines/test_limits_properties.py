@@ -15,6 +15,7 @@ from game_cli_helpers import runner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from pipelines import limits
 from pipelines.cli import app
 
 pytestmark = pytest.mark.usefixtures("default_home")
@@ -153,3 +154,24 @@ def test_any_accepted_import_still_shows_recomputes_and_exports(
         event("imported" if imported else "refused")
         if imported:
             _still_readable(db, Path(folder) / "export")
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    payload=st.dictionaries(st.sampled_from(sorted(limits._FIELDS)) | st.text(max_size=3), _values),
+    meta=st.dictionaries(st.sampled_from(["actor", "source", "received_at"]), _values),
+)
+def test_any_payload_gets_a_problem_or_none_never_an_error(
+    payload: dict[str, object], meta: dict[str, object]
+) -> None:
+    """A value of any kind in any field (a round given as text, a name as a list) is the event
+    decoder's to refuse: the limits name a problem of theirs or none, and never fail."""
+    problem = limits.event_problem(payload, meta)
+    assert problem is None or problem.startswith(("payload.", "meta."))
