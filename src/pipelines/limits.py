@@ -161,13 +161,12 @@ def check_text(kind: str, value: str, where: str) -> str:
             f"{where}: {echo(value)} is too long: {limit.what} has at most "
             f"{limit.longest:,} characters"
         )
-    if not limit.controls:
-        hidden = None if value.isprintable() else next(c for c in value if not c.isprintable())
-        if hidden is not None:
-            raise LimitError(
-                f"{where}: {echo(value)} holds {_char_name(hidden)}: {limit.what} may hold no "
-                "control, invisible or bidi character; retype it"
-            )
+    if not limit.controls and not value.isprintable():
+        hidden = next(c for c in value if not c.isprintable())
+        raise LimitError(
+            f"{where}: {echo(value)} holds {_char_name(hidden)}: {limit.what} may hold no "
+            "control, invisible or bidi character, nor another space than U+0020; retype it"
+        )
     if limit.one_script and not value.isascii():
         scripts = sorted({s for s in map(_script, value) if s})
         if len(scripts) > 1:
