@@ -337,7 +337,6 @@ def submit_command(
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')
         player, text = player_id(player, "--player"), checked("slip", text, "--text")
-        source = None if source is None else checked("source", source, "--source")
         slips = [
             partial(
                 cmd.Submit,

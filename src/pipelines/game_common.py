@@ -44,9 +44,19 @@ ActorOption = Annotated[
         "--actor", envvar="ARBITRU_ACTOR", help="Who records it (default: your user name)."
     ),
 ]
+
+
+def _source_option(value: str | None) -> str | None:
+    return None if value is None else checked("source", value, "--source")
+
+
 SourceOption = Annotated[
     str | None,
-    typer.Option("--source", help="Where it comes from: a slip number, a forum comment id."),
+    typer.Option(
+        "--source",
+        help="Where it comes from: a slip number, a forum comment id.",
+        callback=_source_option,
+    ),
 ]
 RoundOption = Annotated[
     int | None, typer.Option("--round", min=1, help="The round (default: the current one).")

@@ -174,6 +174,13 @@ def test_blank_reasons_and_actors_are_refused(arbiter: Arbiter, args: tuple[str,
     assert "empty or blank" in message
 
 
+def test_an_empty_replacement_is_refused(arbiter: Arbiter) -> None:
+    arbiter.ok("create", "hd1", "--variant", "anticipation", "--player", "ana")
+    arbiter.ok("draw", "hd1", "--tiles", "ABEIRST")
+    message = arbiter.refused(2, "replace", "hd1", "--player", "ana", "--text", " ")
+    assert "--text" in message and "empty or blank" in message
+
+
 @pytest.mark.parametrize(
     ("args", "option"),
     [
