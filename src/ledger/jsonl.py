@@ -226,9 +226,9 @@ def numbered_lines(source: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
             yield number, raw
 
 
-PayloadCheck = Callable[[str, int, dict[str, Any]], str | None]
-"""A check of an event's payload beyond its envelope, given (type, schema, payload): the
-problem as one sentence, or None. The pipelines pass the engine's event decoder; the ledger
+PayloadCheck = Callable[[str, int, dict[str, Any], dict[str, Any]], str | None]
+"""A check of an event's payload beyond its envelope, given (type, schema, payload, meta):
+the problem as one sentence, or None. The pipelines pass the engine's event decoder; the ledger
 itself knows envelopes only."""
 
 
@@ -254,6 +254,8 @@ def import_lines(
             yield JsonlError(number, [f"event_id {event.event_id} already on line {earlier}"])
             continue
         problem = (
-            payload_check(event.type, event.schema, event.payload) if payload_check else None
+            payload_check(event.type, event.schema, event.payload, event.meta)
+            if payload_check
+            else None
         ) or naming_problem(parsed.stream, event.type, event.payload)
         yield JsonlError(number, [problem]) if problem else parsed

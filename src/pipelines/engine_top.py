@@ -41,6 +41,7 @@ from pipelines.inputs import (
     resolve_dictionary,
     resolve_ruleset,
 )
+from pipelines.limits import NUMBERS
 
 
 def _search(
@@ -148,7 +149,12 @@ def top(
     dict_spec: DictOption = None,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", min=1, help="List the N best legal moves, not only the top."),
+        typer.Option(
+            "--limit",
+            min=1,
+            max=NUMBERS["limit"].most,
+            help="List the N best legal moves, not only the top.",
+        ),
     ] = None,
     batch: Annotated[
         Path | None, typer.Option("--batch", help="JSON Lines of {board, rack}.")

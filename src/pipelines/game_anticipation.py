@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from engine.games.anticipation_rules import Replacing, show_tiles
 from engine.games.anticipation_views import player_sheet
 from engine.games.events import format_time
 from engine.games.state import GameState
+from pipelines.limits import escaped as escape
 
 
 def replacing_text(replacing: Replacing) -> str:

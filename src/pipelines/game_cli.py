@@ -16,11 +16,13 @@ from typing import Annotated
 
 import typer
 
+from engine.echo import echo
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from ledger.database import DEFAULT_URL
 from ledger.input_files import STDIN
 from pipelines import game_views as views
+from pipelines import limits
 from pipelines.game_common import (
     ActorOption,
     DryRunOption,
@@ -29,6 +31,8 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
+    checked,
+    player_id,
     reported,
     round_of,
     run,
@@ -156,7 +160,7 @@ def create_command(
     """Create a game: its variant, rules, dictionary, draw mode and players."""
     if variant not in PLAYABLE_VARIANTS:
         fail(
-            f"variant {variant!r} is not supported yet: only {', '.join(PLAYABLE_VARIANTS)} "
+            f"variant {echo(variant)} is not supported yet: only {', '.join(PLAYABLE_VARIANTS)} "
             "games can be run"
         )
     if draw not in ("manual", "seeded"):
@@ -167,6 +171,13 @@ def create_command(
         game_settings = parse_settings(settings or [])
     except InputError as exc:
         fail(str(exc))
+    if title is not None:
+        title = checked("title", title, "--title")
+    if tournament is not None:
+        try:
+            limits.check_id("id", tournament, "--tournament")
+        except limits.LimitError as exc:
+            fail(str(exc))
     with reported():
         stream = stream_of(game)
         dictionary = dictionary_ref(dict_spec)
@@ -327,6 +338,7 @@ def submit_command(
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')
+        player, text = player_id(player, "--player"), checked("slip", text, "--text")
         slips = [
             partial(
                 cmd.Submit,
@@ -380,5 +392,5 @@ def end_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """End the game."""
-    command = cmd.EndGame(reason=reason, actor=actor_of(actor))
+    command = cmd.EndGame(reason=checked("reason", reason, "--reason"), actor=actor_of(actor))
     run(db, game, [command], dry_run=dry_run, as_json=as_json)

@@ -23,6 +23,7 @@ from ledger import EventStore, LedgerError, NoLedger
 from ledger.checkpoints import LedgerAltered
 from ledger.integrity import check_recent
 from pipelines import game_views as views
+from pipelines import limits
 from pipelines.exits import ExitCode
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import (
@@ -30,9 +31,9 @@ from pipelines.game_service import (
     Commands,
     Game,
     ServiceError,
-    checked,
     execute,
     load_game,
+    vouched,
 )
 from pipelines.inputs import fail
 
@@ -51,14 +52,41 @@ ActorOption = Annotated[
         "--actor", envvar="ARBITRU_ACTOR", help="Who records it (default: your user name)."
     ),
 ]
+
+
+def _source_option(value: str | None) -> str | None:
+    return None if value is None else checked("source", value, "--source")
+
+
 SourceOption = Annotated[
     str | None,
-    typer.Option("--source", help="Where it comes from: a slip number, a forum comment id."),
+    typer.Option(
+        "--source",
+        help="Where it comes from: a slip number, a forum comment id.",
+        callback=_source_option,
+    ),
 ]
 RoundOption = Annotated[
     int | None, typer.Option("--round", min=1, help="The round (default: the current one).")
 ]
-PlayerOption = Annotated[str, typer.Option("--player", help="The player's id.")]
+
+
+def player_id(value: str, option: str = "--player") -> str:
+    """A player id as typed: within the id's limits (`pipelines.limits`), or an error naming
+    the option (a mistyped id of a million letters is not echoed whole)."""
+    try:
+        return limits.check_id("id", value, option)
+    except limits.LimitError as exc:
+        fail(str(exc))
+
+
+def _player_option(value: str) -> str:
+    return player_id(value)
+
+
+PlayerOption = Annotated[
+    str, typer.Option("--player", help="The player's id.", callback=_player_option)
+]
 PartOption = Annotated[
     int, typer.Option("--part", min=1, help="Which submission of a last round (1, 2, ...).")
 ]
@@ -135,7 +163,7 @@ def loaded(db: str, game: str) -> Game:
     """A game read from the ledger at `db` and checked (`Game.altered`), every failure
     reported."""
     with store(db) as opened:
-        return checked(opened, load_game(opened, game))
+        return vouched(opened, load_game(opened, game))
 
 
 @contextmanager
@@ -157,11 +185,28 @@ def view_of(altered: str | None) -> Iterator[None]:
 def actor_of(actor: str | None) -> str:
     """Who records the events: --actor (or ARBITRU_ACTOR), else the user's login name."""
     if actor:
-        return actor
+        return checked("actor", actor, "--actor")
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "arbiter"
+
+
+def checked(kind: str, value: str, option: str) -> str:
+    """A text option's value as it will be recorded, within its limits (`pipelines.limits`),
+    or an error naming the option."""
+    try:
+        return limits.check_text(kind, value, option)
+    except limits.LimitError as exc:
+        fail(str(exc))
+
+
+def checked_number(kind: str, value: int, option: str) -> int:
+    """A number option's value within its limits, or an error naming the option."""
+    try:
+        return limits.check_number(kind, value, option)
+    except limits.LimitError as exc:
+        fail(str(exc))
 
 
 def time_option(text: str | None, option: str) -> datetime | None:

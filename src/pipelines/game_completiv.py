@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from engine.games.completiv import player_view
 from engine.games.state import GameState
+from pipelines.limits import escaped as escape
 
 
 def _completiv(state: GameState) -> bool:

@@ -19,6 +19,8 @@ from pipelines.game_common import (
     ReasonOption,
     RoundOption,
     actor_of,
+    checked,
+    checked_number,
     run,
     run_in_round,
 )
@@ -37,7 +39,7 @@ def choose_top_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Choose the top among different moves of equal top score."""
-    command = partial(cmd.ChooseTop, move=move, actor=actor_of(actor))
+    command = partial(cmd.ChooseTop, move=checked("slip", move, "--move"), actor=actor_of(actor))
     run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
@@ -53,6 +55,7 @@ def annul_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Annul a player's submission (it scores 0; the submission stays recorded)."""
+    reason = checked("reason", reason, "--reason")
     command = partial(cmd.Annul, player_id=player, reason=reason, part=part, actor=actor_of(actor))
     run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
@@ -69,6 +72,8 @@ def penalise_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Give a player a penalty in a round."""
+    points = checked_number("points", points, "--points")
+    reason = checked("reason", reason, "--reason")
     command = partial(
         cmd.Penalise, player_id=player, points=points, reason=reason, actor=actor_of(actor)
     )
@@ -91,6 +96,7 @@ def correct_command(
 
     For an illegible slip or a typing error: the original stays, and the reading is judged as
     if received with it."""
+    text, reason = checked("slip", text, "--text"), checked("reason", reason, "--reason")
     command = partial(
         cmd.Correct, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
     )
@@ -112,5 +118,6 @@ def revoke_command(
     dry_run: DryRunOption = False,
 ) -> None:
     """Revoke a decision on appeal (it stays recorded, marked revoked)."""
+    reason = checked("reason", reason, "--reason")
     command = cmd.Revoke(event_id=event_id.strip().lower(), reason=reason, actor=actor_of(actor))
     run(db, game, [command], dry_run=dry_run, as_json=as_json)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from engine.echo import echo
 from ledger.input_files import (
     PLAYERS,
     SEED,
@@ -26,6 +27,7 @@ from ledger.input_files import (
     Kind,
     read_input,
 )
+from pipelines import limits
 from pipelines.exits import OutputNotWritten
 from pipelines.output_file import beside, clear_leftovers, sync_folder
 
@@ -63,9 +65,13 @@ def parse_player(spec: str, where: str = "--player") -> PlayerSpec:
     player_id, name = player_id.strip(), name.strip()
     if not _PLAYER_ID.fullmatch(player_id):
         raise InputError(
-            f"{where}: {player_id!r} is not a player id: use letters, digits, '.', '_' or '-' "
-            "(at most 64, starting with a letter or digit), optionally followed by ':Name'"
+            f"{where}: {echo(player_id)} is not a player id: use letters, digits, '.', '_' or "
+            "'-' (at most 64, starting with a letter or digit), optionally followed by ':Name'"
         )
+    try:
+        name = limits.check_text("name", name, f"{where}: the name") if name else name
+    except limits.LimitError as exc:
+        raise InputError(str(exc)) from None
     return PlayerSpec(player_id, name or None)
 
 
@@ -84,14 +90,22 @@ def parse_time(text: str, where: str) -> datetime:
         value = datetime.fromisoformat(text.strip().replace("z", "Z"))
     except ValueError:
         raise InputError(
-            f"{where}: {text!r} is not an ISO 8601 time; write e.g. 2026-11-30T18:00:00Z"
+            f"{where}: {echo(text)} is not an ISO 8601 time; write e.g. 2026-11-30T18:00:00Z"
         ) from None
     if value.tzinfo is None:
         raise InputError(
-            f"{where}: {text!r} has no time zone; add Z for UTC (2026-11-30T18:00:00Z) or an "
-            "offset (2026-11-30T20:00:00+02:00)"
+            f"{where}: {echo(text)} has no time zone; add Z for UTC (2026-11-30T18:00:00Z) or "
+            "an offset (2026-11-30T20:00:00+02:00)"
         )
-    return value.astimezone(UTC)
+    try:
+        return limits.check_time(value.astimezone(UTC), where)
+    except OverflowError:
+        raise InputError(
+            f"{where}: {echo(text)} is out of range: give a time from "
+            f"{limits.EARLIEST:%Y-%m-%d} to {limits.LATEST:%Y-%m-%d}"
+        ) from None
+    except limits.LimitError as exc:
+        raise InputError(str(exc)) from None
 
 
 def _looks_like_time(field: str) -> bool:
@@ -107,14 +121,25 @@ def parse_settings(items: list[str]) -> dict[str, object]:
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise InputError(f"--set {item!r}: write key=value, e.g. --set solo_bonus=10")
+            raise InputError(f"--set {echo(item)}: write key=value, e.g. --set solo_bonus=10")
         try:
             value: object = json.loads(raw)
         except ValueError:
             value = raw.strip()
+        except RecursionError:
+            raise InputError(
+                f"--set {echo(item)}: nested too deeply: a setting nests at most "
+                f"{limits.DEEPEST} levels"
+            ) from None
         if isinstance(value, float):
-            raise InputError(f"--set {item!r}: settings are whole numbers or words, not {raw}")
+            raise InputError(
+                f"--set {echo(item)}: settings are whole numbers or words, not {echo(raw)}"
+            )
         settings[key] = value
+    try:
+        limits.check_settings(settings, "--set: settings")
+    except limits.LimitError as exc:
+        raise InputError(str(exc)) from None
     return settings
 
 
@@ -130,7 +155,7 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
         if len(fields) < 2 or not fields[1].strip():
             problems.append(
                 f"line {number}: expected 'PLAYER | TEXT' or 'PLAYER | RECEIVED_AT | TEXT', "
-                f"got {line!r}"
+                f"got {echo(line)}"
             )
             continue
         try:
@@ -147,6 +172,11 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
                 problems.append(str(exc))
                 continue
             text = rest[0]
+        try:
+            limits.check_text("slip", text, f"line {number}")
+        except limits.LimitError as exc:
+            problems.append(str(exc))
+            continue
         found.append(SubmissionLine(player.player_id, text, received_at, f"{path.name}:{number}"))
     if problems:
         raise InputError(f"{path}: nothing was submitted; fix these lines: " + "; ".join(problems))
@@ -165,7 +195,7 @@ def _lines(path: Path, kind: Kind) -> list[tuple[int, str]]:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     return [
         (number, line.strip())
-        for number, line in enumerate(text.splitlines(), start=1)
+        for number, line in enumerate(limits.lines(text), start=1)
         if line.strip() and not line.lstrip().startswith("#")
     ]
 

@@ -16,7 +16,7 @@ from ledger.database import DEFAULT_URL
 from pipelines import game_json
 from pipelines import game_views as views
 from pipelines.game_common import GameArg, loaded, store, view_of
-from pipelines.game_service import Game, checked, replay_to
+from pipelines.game_service import Game, replay_to, vouched
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 
 
@@ -93,7 +93,7 @@ def replay_command(
     if at is not None and round_number is not None:
         fail("--at and --round exclude each other: give one")
     with store(db) as opened:
-        read = checked(opened, replay_to(opened, game, at=at, round_number=round_number))
+        read = vouched(opened, replay_to(opened, game, at=at, round_number=round_number))
     ruleset = _ruleset(read)
     state = read.state
     if player is not None and player not in state.players:

@@ -3,7 +3,9 @@
 The ledger stores envelopes and never reads a payload's fields; the engine's typed events know
 them. `check_payload` is the bridge the `ledger import` command hands to the importer: a line
 whose payload does not decode into its event type (a `GameCreated` without `game_id`, a round
-that is not a whole number) is refused with the field named, and nothing of the file is written.
+that is not a whole number), or that holds a value outside the limits of what may be recorded
+(`pipelines.limits`: a 10,000-point penalty, a season no export folder can be named after), is
+refused with the field named, and nothing of the file is written.
 Whether the event makes sense in its game (a draw of tiles not in the bag) is not asked here: a
 replay keeps such an event and shows it as ignored with its reason.
 """
@@ -13,10 +15,18 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games.events import EventDecodeError, decode_event
+from pipelines.limits import event_problem
 
 
-def check_payload(type_name: str, schema: int, payload: dict[str, Any]) -> str | None:
-    """The problem with a payload of `type_name` written in `schema`, or None when it decodes."""
+def check_payload(
+    type_name: str, schema: int, payload: dict[str, Any], meta: dict[str, Any] | None = None
+) -> str | None:
+    """The problem with a payload of `type_name` written in `schema`, or None when it decodes
+    and every value of it and of its meta is within the limits of what may be recorded
+    (`pipelines.limits`, the same the commands hold to)."""
+    problem = event_problem(payload, meta or {}) if isinstance(payload, dict) else None
+    if problem is not None:
+        return f"{problem} (an event of {type_name})"
     try:
         decode_event(type_name, schema, payload)
     except EventDecodeError as exc:

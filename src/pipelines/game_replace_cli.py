@@ -20,6 +20,7 @@ from pipelines.game_common import (
     RoundOption,
     SourceOption,
     actor_of,
+    checked,
     run_in_round,
     time_option,
 )
@@ -47,7 +48,7 @@ def replace_command(
     command = partial(
         cmd.DeclareReplacement,
         player_id=player,
-        text=text,
+        text=checked("slip", text, "--text"),
         received_at=time_option(received_at, "--received-at"),
         source=source,
         actor=actor_of(actor),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from engine.dictionary import Dictionary
+from engine.echo import echo
 from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
 from engine.games.events import (
@@ -41,6 +42,7 @@ from ledger.envelope import STREAM_PATTERN
 from ledger.integrity import check_events, check_recent
 from pipelines.lexicons import LexiconSpecError, load_dictionary
 from pipelines.lexicons import resolve as resolve_list
+from pipelines.limits import event_problem
 from pipelines.stream_names import claimants
 
 RETRIES = 5
@@ -114,7 +116,7 @@ def stream_of(game: str) -> str:
     stream = game if game.startswith("game/") else f"game/{game}"
     if not STREAM_PATTERN.match(stream):
         raise ServiceError(
-            f"{game!r} is not a game id: use lowercase letters, digits and '-' (at most 64, "
+            f"{echo(game)} is not a game id: use lowercase letters, digits and '-' (at most 64, "
             "not starting with '-'), e.g. hd1 or game/hd1"
         )
     return stream
@@ -228,7 +230,7 @@ def ledger_altered(store: EventStore) -> str | None:
     return None
 
 
-def checked(store: EventStore, game: Game) -> Game:
+def vouched(store: EventStore, game: Game) -> Game:
     """`game` with the ledger's quick check added to the check of its own events."""
     return game if game.altered is not None else replace(game, altered=ledger_altered(store))
 
@@ -308,6 +310,7 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
         for event in decide(state, command):
             type_name, schema, payload = encode_event(event)
             new = NewEvent(type_name, payload, _meta(command), schema=schema)
+            _within_limits(new)
             version += 1
             recorded = Recorded(
                 event=event,
@@ -320,6 +323,14 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
             state = evolve(state, recorded)
             appended.append(new)
     return appended, state
+
+
+def _within_limits(event: NewEvent) -> None:
+    """An event holding a value outside what may be recorded (`pipelines.limits`) is never
+    appended."""
+    problem = event_problem(event.payload, event.meta)
+    if problem is not None:
+        raise ServiceError(f"{problem}; nothing was written")
 
 
 Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -43,6 +42,8 @@ from pipelines.game_json import (
 )
 from pipelines.game_service import Outcome
 from pipelines.inputs import emit_json
+from pipelines.limits import escaped as escape
+from pipelines.limits import shown
 from pipelines.output_file import output_target, write_whole
 
 out = Console(highlight=False)
@@ -346,7 +347,7 @@ def show_standings(game_id: str, state: GameState) -> None:
     for row in rows:
         pct = f"{row.pct:.2f}" if row.pct is not None else "-"
         cells = (row.rank, row.player_id, row.name or "", row.total, row.solos, pct)
-        table.add_row(*(Text(str(cell)) for cell in cells))  # plain text: no markup to parse
+        table.add_row(*(Text(shown(str(cell))) for cell in cells))  # plain text: no markup
     out.print(table)
     if note := dictionary_note(state):
         out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)

@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from engine.echo import echo
 from ledger import (
     EventStore,
     Head,
@@ -209,7 +210,7 @@ def export_command(
     Each line holds the event as stored, so an altered row stays detectable in the export."""
     if stream is not None and check_stream(stream):
         fail(
-            f"{stream!r} is not a stream id: expected tournament/<id> or game/<id>, matching "
+            f"{echo(stream)} is not a stream id: expected tournament/<id> or game/<id>, matching "
             f"{STREAM_FORMAT}"
         )
     target = None if out is None else output_target(out)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.dictionary import Dictionary, canonical_word_bytes
+from engine.echo import echo
 from engine.lexicon import Lexicon, LexiconError
 from engine.tiles import ALPHABET
 from pipelines.lexicon_progress import progress_on_stderr, wanted
@@ -398,8 +399,8 @@ def _spec_file(spec: str) -> Path:
     path = Path(spec).expanduser()
     if not (path.exists() or path.is_symlink()):
         raise LexiconSpecError(
-            f"{spec}: no such word-list file (a dictionary is 'default', a file path, or the "
-            "SHA-256 of a list registered with `arbitru lexicon add`)"
+            f"{echo(spec, quote=False)}: no such word-list file (a dictionary is 'default', a "
+            "file path, or the SHA-256 of a list registered with `arbitru lexicon add`)"
         )
     return path
 

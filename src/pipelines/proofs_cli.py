@@ -264,6 +264,8 @@ def _read_proof(proof: Path) -> Any:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         fail(f"{proof} is not a JSON proof file ({exc})")
+    except RecursionError:
+        fail(f"{proof} is not a proof file: its JSON is nested too deeply")
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:

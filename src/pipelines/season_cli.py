@@ -21,6 +21,7 @@ from ledger import EventStore
 from pipelines.game_common import reported, unless_altered
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import shows_progress
+from pipelines.limits import NUMBERS
 from pipelines.recompute import (
     GameSource,
     Plan,
@@ -85,7 +86,9 @@ def recompute_command(
     workers: Annotated[
         int | None,
         typer.Option(
-            min=1, help="Processes replaying games (default: one per core for large jobs)."
+            min=1,
+            max=NUMBERS["workers"].most,
+            help="Processes replaying games (default: one per core for large jobs).",
         ),
     ] = None,
     skip_verify: Annotated[

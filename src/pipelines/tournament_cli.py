@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from ledger import EventStore
@@ -25,6 +24,7 @@ from pipelines.game_common import store, view_of
 from pipelines.game_service import events_altered, ledger_altered
 from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.limits import escaped as escape
 from pipelines.output_file import output_target, write_whole
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.stream_names import Misnamed, misnamed_streams

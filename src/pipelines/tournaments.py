@@ -50,7 +50,9 @@ from ledger.input_files import POINTS, InputFileError, read_input
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
 from pipelines.game_service import Game, load_game
+from pipelines.limits import NUMBERS
 
+_MOST = NUMBERS["ranking_points"].most
 POINTS_FILE = "ranking_points.toml"
 """The shipped table, in the `pipelines.data` package."""
 
@@ -207,6 +209,8 @@ class PointsTable:
             raise TournamentError(f"cannot read the points table {where}: {exc}") from exc
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise TournamentError(f"the points table {where} is not valid TOML: {exc}") from exc
+        except RecursionError:
+            raise TournamentError(f"the points table {where} is nested too deeply") from None
         return cls.from_mapping(data, where)
 
     @classmethod
@@ -215,11 +219,13 @@ class PointsTable:
         if (
             not isinstance(points, list)
             or not points
-            or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in points)
+            or not all(
+                isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= _MOST for p in points
+            )
         ):
             raise TournamentError(
-                f"the points table {where} needs `points`: a list of whole numbers >= 0, the "
-                "winner's first, e.g. points = [1000, 859, 801]"
+                f"the points table {where} needs `points`: a list of whole numbers from 0 to "
+                f"{_MOST:,}, the winner's first, e.g. points = [1000, 859, 801]"
             )
         if any(a < b for a, b in itertools.pairwise(points)):
             raise TournamentError(

@@ -221,7 +221,7 @@ def test_import_payload_check_problems_are_reported_by_line_and_nothing_is_writt
 ) -> None:
     seen: list[tuple[str, int, dict]] = []
 
-    def odd_rounds_only(event_type: str, schema: int, payload: dict) -> str | None:
+    def odd_rounds_only(event_type: str, schema: int, payload: dict, meta: dict) -> str | None:
         seen.append((event_type, schema, payload))
         if event_type == "RackDrawn" and payload["round"] % 2 == 0:
             return f"round {payload['round']} is even"

@@ -173,4 +173,6 @@ def test_any_json_payload_either_decodes_or_is_refused_naming_a_field(
         decode_event(type_name, schema, payload)
     else:
         assert problem.startswith(("payload.", "schema:")), problem
-        assert problem.endswith(f"(the payload of {type_name} does not decode)")
+        assert problem.endswith(
+            (f"(the payload of {type_name} does not decode)", f"(an event of {type_name})")
+        )

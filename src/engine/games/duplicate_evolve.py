@@ -136,8 +136,11 @@ def check_open(state: GameState) -> None:
 
 def _joined(state: GameState, event: PlayerJoined, recorded: Recorded) -> GameState:
     check_open(state)
-    if event.player_id in state.players:
-        raise Ignore("player_exists", f"player {event.player_id} has already joined")
+    folded = event.player_id.casefold()
+    same = next((p for p in state.players if p.casefold() == folded), None)
+    if same is not None:
+        joined = "" if same == event.player_id else f" as {same} (ids are compared without case)"
+        raise Ignore("player_exists", f"player {event.player_id} has already joined{joined}")
     return changed(
         state,
         players={**state.players, event.player_id: event},
