@@ -103,6 +103,7 @@ GAME_COMMANDS: dict[str, str] = {
     "results": "pipelines.game_read_cli:results_command",
     "standings": "pipelines.game_read_cli:standings_command",
     "replay": "pipelines.game_read_cli:replay_command",
+    "list": "pipelines.game_read_cli:list_command",
 }
 """`arbitru game`'s commands (`module:function`), in the order its help lists them. Each is
 imported and turned into a command only when it runs: reading a game loads none of the

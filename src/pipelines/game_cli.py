@@ -48,6 +48,7 @@ from pipelines.game_inputs import (
 )
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
+    CommandRefused,
     Game,
     dictionary_ref,
     stream_of,
@@ -322,6 +323,25 @@ def submit_command(
             )
             for line in lines
         ]
+
+        def joined(now: Game) -> list[cmd.Command]:
+            """The file's submissions, once every player it names has joined the game read;
+            else refused with every line naming one who has not (nothing is submitted)."""
+            strangers = [line for line in lines if line.player_id not in now.state.players]
+            if strangers:
+                raise CommandRefused(
+                    f"{file}: nothing was submitted; these lines name players who have not "
+                    f"joined {now.stream}: "
+                    + "; ".join(
+                        f"line {s.source.rsplit(':', 1)[1]}: {s.player_id}" for s in strangers
+                    ),
+                    "unknown_player",
+                )
+            number = round_of(now, round_number)
+            return [make(round=number) for make in slips]
+
+        run(db, game, joined, dry_run=dry_run, as_json=as_json)
+        return
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')

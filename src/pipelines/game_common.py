@@ -5,6 +5,7 @@ by the rules, 2 unusable input; nothing written either way)."""
 from __future__ import annotations
 
 import getpass
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -61,7 +62,7 @@ _HINTS = {
     "top_not_chosen": 'choose it with `arbitru game choose-top GAME --round N --move "..."`',
     "round_not_drawn": "draw the round first with `arbitru game draw`",
     "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
-    "(`arbitru game results GAME --round N --json` lists them under decisions)",
+    "(`arbitru game results GAME [--round N]` lists them with their ids)",
     "draw_breaks_vowel_rule": "give the draw that keeps the rule with --tiles and each draw put "
     "back with --rejected, in the order drawn",
     "game_exists": "choose another game id",
@@ -69,6 +70,34 @@ _HINTS = {
 }
 """What to do after a refusal, by the engine's reason code, where the rule's message does not
 already say it in terms of this command line."""
+
+_UNUSABLE = frozenset({"unknown_ruleset", "bad_setting"})
+"""Refusals that are about the input, not the rules (exit 2), besides every `bad_FIELD`: a value
+no event of the game could hold."""
+
+_OPTIONS = {
+    "drawn": "--tiles",
+    "rejected": "--rejected",
+    "text": "--text",
+    "player_id": "--player",
+    "name": "--player's name",
+    "reason": "--reason",
+    "move": "--move",
+    "points": "--points",
+    "title": "--title",
+    "tournament_id": "--tournament",
+    "deadline": "--deadline",
+    "seed": "--seed-file",
+}
+"""The option that gave each payload field, to name it in a refusal instead of the event."""
+
+_PAYLOAD_FIELD = re.compile(r"[A-Z][A-Za-z]+\.([a-z_]+): ")
+
+
+def _in_options(message: str) -> str:
+    """A refusal's message with `EventType.field:` said as the option that gave the field."""
+    message = _PAYLOAD_FIELD.sub(lambda m: f"{_OPTIONS.get(m[1], m[1])}: ", message, count=1)
+    return re.sub(r"\bsettings\.(\w+): ", r"--set \1: ", message)
 
 
 def no_ledger(db: str) -> bool:
@@ -97,7 +126,9 @@ def reported() -> Iterator[None]:
         yield
     except CommandRefused as exc:
         hint = _HINTS.get(exc.code)
-        fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
+        message = _in_options(str(exc))
+        unusable = exc.code in _UNUSABLE or exc.code.startswith("bad_")
+        fail(f"{message}; {hint}" if hint else message, 2 if unusable else exc.exit_code)
     except ServiceError as exc:
         fail(str(exc), exc.exit_code)
     except LedgerError as exc:

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -112,6 +113,12 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
     found: list[SubmissionLine] = []
     problems: list[str] = []
     for number, line in _lines(path):
+        control = next((ch for ch in line if ch != "\t" and unicodedata.category(ch) == "Cc"), None)
+        if control is not None:
+            problems.append(
+                f"line {number}: holds the control character U+{ord(control):04X}; remove it"
+            )
+            continue
         fields = _FIELD_SEPARATOR.split(line, maxsplit=1)
         if len(fields) < 2 or not fields[1].strip():
             problems.append(
