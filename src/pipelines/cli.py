@@ -48,7 +48,7 @@ SUB_APPS: dict[str, tuple[str, str]] = {
     "ledger": ("pipelines.proofs_cli:ledger_app", "The event ledger."),
     "db": ("pipelines.ledger_cli:db_app", "The ledger's database."),
     "lexicon": ("pipelines.lexicon_cli:lexicon_app", "Word lists."),
-    "keys": ("pipelines.proofs_cli:keys_app", "The federation's signing keys."),
+    "keys": ("pipelines.proofs_offline:keys_app", "The federation's signing keys."),
     "tournament": (
         "pipelines.tournament_cli:tournament_app",
         "Tournaments: standings across their games.",
@@ -64,7 +64,7 @@ shows, which is the app's own help: a test keeps the two equal)."""
 
 SUB_COMMANDS: dict[str, tuple[str, str]] = {
     "verify-proof": (
-        "pipelines.proofs_cli:verify_proof_command",
+        "pipelines.proofs_offline:verify_proof_command",
         "Check an inclusion or consistency proof offline, with the federation's public key.",
     ),
     "recompute": (

@@ -12,6 +12,7 @@ cache under ARBITRU_HOME, built on first use.
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from rich.markup import escape
 
 from engine.games.projections import position
 from ledger import EventStore, import_events, verify_store
-from pipelines.exits import say_if_output_fails
+from pipelines.exits import ExitCode, say_if_output_fails, system_refused
 from pipelines.game_common import store
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
@@ -72,6 +73,24 @@ def _step(what: str) -> Iterator[None]:
     err.print(f"done ({time.monotonic() - started:.1f} s)")
 
 
+@contextmanager
+def _undone_on_failure(target: Path, created: bool) -> Iterator[None]:
+    """A demo that fails half-way (a full disk, Ctrl-C) leaves no half a folder: what it wrote
+    is removed, and the folder too when the demo created it."""
+    try:
+        yield
+    except BaseException:
+        if created:
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            for child in target.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+        raise
+
+
 def demo_command(
     folder: Annotated[
         Path | None,
@@ -89,13 +108,15 @@ def demo_command(
     then lists the next commands to try."""
     started = time.monotonic()
     target = demo_folder(folder, Path.cwd()).absolute()
+    created = not target.exists()
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        fail(f"cannot create {target}: {exc.strerror or exc}")
+        code = ExitCode.UNWRITTEN if system_refused(exc) else ExitCode.UNUSABLE
+        fail(f"cannot create {target}: {exc.strerror or exc}", code)
     db = f"sqlite:///{target / 'ledger.db'}"
     out.print(f"Arbitru demo in [bold]{escape(str(target))}[/]")
-    with store(db, create=True) as opened:
+    with _undone_on_failure(target, created), store(db, create=True) as opened:
         with _step("importing the sample season"):
             sample = resources.files("pipelines.data").joinpath(SAMPLE)
             with sample.open("rb") as lines:
@@ -126,10 +147,10 @@ def demo_command(
         export = target / "export"
         with _step("writing the Parquet export"):
             export_parquet(opened, export, points=table)
-        say_if_output_fails(f"the demo's ledger and Parquet export are in {target}")
         svg = target / "final-board.svg"
         last_game = _draw_final_board(opened, replayed, svg)
         variants = _variants(opened, replayed)
+    say_if_output_fails(f"the demo's ledger, Parquet export and board are in {target}")
     out.print()
     show_season(season, [r.tournament for r in replayed], season_standings(replayed, table), table)
     _next_steps(

@@ -142,13 +142,23 @@ def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | 
     return clean
 
 
+MOST_LISTED = 1_000_000
+"""The most moves `--limit` lists at once: enough for any position seen in play, and small
+enough for the compiled generator's counters."""
+
+
 def top(
     board_file: BoardOption = None,
     rack: RackOption = None,
     dict_spec: DictOption = None,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", min=1, help="List the N best legal moves, not only the top."),
+        typer.Option(
+            "--limit",
+            min=1,
+            max=MOST_LISTED,
+            help="List the N best legal moves, not only the top.",
+        ),
     ] = None,
     batch: Annotated[
         Path | None, typer.Option("--batch", help="JSON Lines of {board, rack}.")

@@ -18,6 +18,7 @@ from rich.markup import escape
 from engine.games import commands as cmd
 from ledger import EventStore, LedgerError, NoLedger
 from pipelines import game_views as views
+from pipelines.exits import system_refused
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import (
     CommandRefused,
@@ -131,9 +132,11 @@ def reported() -> Iterator[None]:
         fail(f"{message}; {hint}" if hint else message, 2 if unusable else exc.exit_code)
     except ServiceError as exc:
         fail(str(exc), exc.exit_code)
-    except LedgerError as exc:
-        fail(str(exc))
-    except sa.exc.SQLAlchemyError as exc:
+    except (LedgerError, sa.exc.SQLAlchemyError) as exc:
+        if (why := system_refused(exc)) is not None:  # not the URL's fault: exit 3
+            fail(f"the ledger could not be written: {why}; nothing was recorded", 3)
+        if isinstance(exc, LedgerError):
+            fail(str(exc))
         fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
 

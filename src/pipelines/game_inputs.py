@@ -12,9 +12,12 @@ import os
 import re
 import secrets
 import unicodedata
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from pipelines.exits import OutputNotWritten, system_refused
 
 _PLAYER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _FIELD_SEPARATOR = re.compile(r"\s*\|\s*|\t")
@@ -206,6 +209,15 @@ def keep_seed(path: Path, seed: str) -> None:
     except FileExistsError:
         raise InputError(f"{path} already exists; it is never overwritten") from None
     except OSError as exc:
+        if system_refused(exc):
+            raise OutputNotWritten(exc, path) from None
         raise InputError(f"cannot write the seed file {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(seed + "\n")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(seed + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:  # a full disk: no empty seed file may stay to be committed to
+        with suppress(OSError):
+            path.unlink()
+        raise OutputNotWritten(exc, path) from None
