@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -74,12 +74,21 @@ def _step(what: str) -> Iterator[None]:
 
 
 @contextmanager
-def _undone_on_failure(target: Path, created: bool) -> Iterator[None]:
-    """A demo that fails half-way (a full disk, Ctrl-C) leaves no half a folder: what it wrote
-    is removed, and the folder too when the demo created it."""
+def _undone_on_failure(target: Path, created: bool) -> Iterator[Callable[[], None]]:
+    """A demo that fails before its ledger and export are whole (a full disk, Ctrl-C) leaves
+    no half a folder: what it wrote is removed, and the folder too when the demo created it.
+    Once the given `keep()` is called, what is written stays (and a failure says so)."""
+    kept = False
+
+    def keep() -> None:
+        nonlocal kept
+        kept = True
+
     try:
-        yield
+        yield keep
     except BaseException:
+        if kept:
+            raise
         if created:
             shutil.rmtree(target, ignore_errors=True)
         else:
@@ -116,7 +125,7 @@ def demo_command(
         fail(f"cannot create {target}: {exc.strerror or exc}", code)
     db = f"sqlite:///{target / 'ledger.db'}"
     out.print(f"Arbitru demo in [bold]{escape(str(target))}[/]")
-    with _undone_on_failure(target, created), store(db, create=True) as opened:
+    with _undone_on_failure(target, created) as keep, store(db, create=True) as opened:
         with _step("importing the sample season"):
             sample = resources.files("pipelines.data").joinpath(SAMPLE)
             with sample.open("rb") as lines:
@@ -147,10 +156,11 @@ def demo_command(
         export = target / "export"
         with _step("writing the Parquet export"):
             export_parquet(opened, export, points=table)
+        say_if_output_fails(f"the demo's ledger and Parquet export are in {target}")
+        keep()
         svg = target / "final-board.svg"
         last_game = _draw_final_board(opened, replayed, svg)
         variants = _variants(opened, replayed)
-    say_if_output_fails(f"the demo's ledger, Parquet export and board are in {target}")
     out.print()
     show_season(season, [r.tournament for r in replayed], season_standings(replayed, table), table)
     _next_steps(
