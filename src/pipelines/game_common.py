@@ -96,9 +96,10 @@ _PAYLOAD_FIELD = re.compile(r"[A-Z][A-Za-z]+\.([a-z_]+): ")
 
 
 def _in_options(message: str) -> str:
-    """A refusal's message with `EventType.field:` said as the option that gave the field."""
+    """A refusal's message with `EventType.field:` said as the option that gave the field, and
+    every other event type's name in the arbiter's words."""
     message = _PAYLOAD_FIELD.sub(lambda m: f"{_OPTIONS.get(m[1], m[1])}: ", message, count=1)
-    return re.sub(r"\bsettings\.(\w+): ", r"--set \1: ", message)
+    return views.in_words(re.sub(r"\bsettings\.(\w+): ", r"--set \1: ", message))
 
 
 def no_ledger(db: str) -> bool:

@@ -142,7 +142,7 @@ def _decision_named(game: Game, given: str) -> str:
 
     def listed(found: list) -> str:
         return "; ".join(
-            f"{d.event_id} (round {d.round}, {views.EVENT_WORDS[d.type_name]}"
+            f"{d.event_id} (round {d.round}, {views.EVENT_WORDS.get(d.type_name, d.type_name)}"
             + (f" about {d.player_id}" if d.player_id else "")
             + (", revoked" if d.revoked_by else "")
             + ")"

@@ -9,6 +9,7 @@ decides anything.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -285,25 +286,33 @@ def show_results(
     for note in results.notes:
         label = "[yellow]ignored[/]" if note.ignored else "[cyan]note[/]"
         what = EVENT_WORDS.get(note.type_name, note.type_name)
-        out.print(f"{label} seq {note.seq} ({what}): {escape(note.message)}", soft_wrap=True)
+        said = escape(in_words(note.message))
+        out.print(f"{label} seq {note.seq} ({what}): {said}", soft_wrap=True)
 
 
 EVENT_WORDS = {
-    "GameCreated": "the game's creation",
-    "PlayerJoined": "a player joining",
-    "RackDrawn": "a draw",
-    "SubmissionReceived": "a submission",
-    "SubmissionCorrected": "a correction",
-    "SubmissionAnnulled": "an annulment",
-    "PenaltyGiven": "a penalty",
-    "TopChosen": "a top choice",
-    "DecisionRevoked": "a revocation",
-    "RoundClosed": "the round's close",
-    "SeedRevealed": "the seed's reveal",
-    "GameEnded": "the game's end",
-    "ReplacementDeclared": "a replacement",
+    "GameCreated": "game creation",
+    "PlayerJoined": "player joining",
+    "RackDrawn": "draw",
+    "SubmissionReceived": "submission",
+    "SubmissionCorrected": "correction",
+    "SubmissionAnnulled": "annulment",
+    "PenaltyGiven": "penalty",
+    "TopChosen": "top choice",
+    "DecisionRevoked": "revocation",
+    "RoundClosed": "round close",
+    "SeedRevealed": "seed reveal",
+    "GameEnded": "game end",
+    "ReplacementDeclared": "replacement",
 }
-"""Each event type in the arbiter's words, for the views' notes."""
+"""Each event type in the arbiter's words, for the views and the refusals."""
+
+_EVENT_TYPE = re.compile(r"\b(" + "|".join(EVENT_WORDS) + r")\b")
+
+
+def in_words(message: str) -> str:
+    """A message of the rules with every event type's name said in the arbiter's words."""
+    return _EVENT_TYPE.sub(lambda m: EVENT_WORDS[m[1]], message)
 
 
 def _decision_text(decision: Decision, stored: RecordedEvent | None = None) -> str:
