@@ -36,6 +36,7 @@ from pipelines.game_common import (
 )
 from pipelines.game_inputs import (
     InputError,
+    NotJoined,
     PlayerSpec,
     default_seed_path,
     keep_seed,
@@ -308,37 +309,29 @@ def submit_command(
     if file is not None:
         if player is not None or text is not None:
             fail("--file replaces --player and --text: give either")
-        try:
-            lines = read_submissions_file(file)
-        except InputError as exc:
-            fail(str(exc))
-        slips = [
-            partial(
-                cmd.Submit,
-                player_id=line.player_id,
-                text=line.text,
-                received_at=line.received_at or arrival,
-                source=line.source,
-                actor=who,
-            )
-            for line in lines
-        ]
 
         def joined(now: Game) -> list[cmd.Command]:
-            """The file's submissions, once every player it names has joined the game read;
-            else refused with every line naming one who has not (nothing is submitted)."""
-            strangers = [line for line in lines if line.player_id not in now.state.players]
-            if strangers:
-                raise CommandRefused(
-                    f"{file}: nothing was submitted; these lines name players who have not "
-                    f"joined {now.stream}: "
-                    + "; ".join(
-                        f"line {s.source.rsplit(':', 1)[1]}: {s.player_id}" for s in strangers
-                    ),
-                    "unknown_player",
-                )
+            """The file's submissions, read against the game as the service reads it: every
+            bad line at once, a line naming a player who has not joined among them (nothing is
+            submitted; refused by the rules when strangers are the only fault)."""
+            try:
+                lines = read_submissions_file(file, now.state.players)
+            except NotJoined as exc:
+                raise CommandRefused(str(exc), "unknown_player") from None
+            except InputError as exc:
+                fail(str(exc))
             number = round_of(now, round_number)
-            return [make(round=number) for make in slips]
+            return [
+                cmd.Submit(
+                    player_id=line.player_id,
+                    text=line.text,
+                    received_at=line.received_at or arrival,
+                    source=line.source,
+                    actor=who,
+                    round=number,
+                )
+                for line in lines
+            ]
 
         run(db, game, joined, dry_run=dry_run, as_json=as_json)
         return

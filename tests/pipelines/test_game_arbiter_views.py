@@ -181,3 +181,13 @@ def test_refusals_and_notes_say_what_happened_without_an_event_types_name(arbite
     refused = arbiter.refused(1, "revoke", "hd1", "--event", slip["event_id"], "--reason", "r")
     assert "not a decision" in refused
     assert not any(t in refused for t in (*EVENT_TYPES, "SubmissionAnnulled", "DecisionRevoked"))
+
+
+def test_a_submissions_file_lists_its_strangers_and_its_malformed_lines_together(arbiter, tmp_path):
+    _tied_round(arbiter)
+    slips = tmp_path / "forum.txt"
+    slips.write_text("xx | H8: VARA\nana H8: CARTEA\nbob | H4: CARTEA\nyy | H4: CARTEA\n", "utf-8")
+    refused = arbiter.refused(2, "submit", "hd1", "--file", str(slips))
+    assert str(slips) in refused
+    assert "line 1: xx has not joined" in refused and "line 4: yy has not joined" in refused
+    assert "line 2: expected 'PLAYER | TEXT'" in refused
