@@ -26,6 +26,11 @@ from pipelines.game_common import (
 from pipelines.game_service import CommandRefused, Game
 from pipelines.inputs import DbOption, JsonOption, fail
 
+MOST_PENALISED = 1_000
+"""The largest penalty one decision gives: far above any the federation gives (a few points,
+or a round's score), and small enough for every total to stay a 32-bit integer in the read
+models and the Parquet export."""
+
 
 def choose_top_command(
     game: GameArg,
@@ -62,7 +67,12 @@ def annul_command(
 def penalise_command(
     game: GameArg,
     player: PlayerOption,
-    points: Annotated[int, typer.Option("--points", min=1, help="Points subtracted.")],
+    points: Annotated[
+        int,
+        typer.Option(
+            "--points", min=1, max=MOST_PENALISED, help="Points subtracted (at most 1,000)."
+        ),
+    ],
     reason: ReasonOption,
     round_number: RoundOption = None,
     db: DbOption = DEFAULT_URL,

@@ -220,7 +220,8 @@ NASTY = [
     "duplicate", "completiv", "anticipation", "seeded", "manual", "[", "{}", "null", "\u202e",
 ]  # fmt: skip
 values = st.one_of(st.sampled_from(NASTY), st.text(max_size=12))
-numbers = st.one_of(st.sampled_from(["1", "2", "0", "-5", "99999999999999999999", "x"]),
+numbers = st.one_of(st.sampled_from(["1", "2", "0", "-5", "99999999999999999999", "x",
+                                     "1000", "1001", "9007199254740991", "2147483648"]),
                     st.integers(-3, 30).map(str))  # fmt: skip
 players = st.one_of(st.sampled_from(["ana", "bob", "zed"]), values)
 

@@ -163,3 +163,15 @@ def test_a_demo_that_fails_half_way_leaves_no_half_a_folder(tmp_path, monkeypatc
     given.mkdir()
     assert _code("demo", "--dir", str(given))[0] == ExitCode.UNWRITTEN
     assert given.is_dir() and list(given.iterdir()) == []
+
+
+def test_a_penalty_too_large_for_the_export_is_refused_before_it_is_recorded(db_url, tmp_path):
+    arbiter = Arbiter(db_url)
+    create(arbiter)
+    arbiter.ok("draw", "hd1", "--tiles", "CARTEAM")
+    before = arbiter.count()
+    huge = arbiter.run("penalise", "hd1", "--player", "ana", "--points", "9007199254740991",
+                       "--reason", "x")  # fmt: skip
+    assert huge.exit_code == 2 and "--points" in huge.stderr and arbiter.count() == before
+    arbiter.ok("penalise", "hd1", "--player", "ana", "--points", "1000", "--reason", "x")
+    assert cli("export", "--db", db_url, "--out", str(tmp_path / "out")).exit_code == 0
