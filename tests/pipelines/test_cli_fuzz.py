@@ -220,10 +220,22 @@ NASTY = [
     "duplicate", "completiv", "anticipation", "seeded", "manual", "[", "{}", "null", "\u202e",
 ]  # fmt: skip
 values = st.one_of(st.sampled_from(NASTY), st.text(max_size=12))
-numbers = st.one_of(st.sampled_from(["1", "2", "0", "-5", "99999999999999999999", "x",
-                                     "1000", "1001", "9007199254740991", "2147483648"]),
-                    st.integers(-3, 30).map(str))  # fmt: skip
-players = st.one_of(st.sampled_from(["ana", "bob", "zed"]), values)
+numbers = st.sampled_from(
+    [
+        "1",
+        "2",
+        "3",
+        "0",
+        "-5",
+        "x",
+        "1000",
+        "1001",
+        "2147483648",
+        "9007199254740991",
+        "99999999999999999999",
+    ]
+)
+players = st.one_of(st.sampled_from(["ana", "bob"]), st.sampled_from(["ana", "zed"]), values)
 
 
 def _maybe(option: str, strategy: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
@@ -231,7 +243,7 @@ def _maybe(option: str, strategy: st.SearchStrategy[str]) -> st.SearchStrategy[l
 
 
 def _command(name: str, *parts: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
-    games = st.sampled_from(["hd1", "hd1", "hd1", "zz", ""])
+    games = st.sampled_from(["hd1", "hd1", "hd1", "hd1", "hd1", "zz", ""])
     return st.tuples(games, *parts).map(lambda t: [name, t[0], *(x for p in t[1:] for x in p)])
 
 
@@ -318,7 +330,7 @@ def _everything_reads_back(db: str, tmp_path: Path) -> None:
 
 
 @SESSION
-@given(session=st.lists(game_commands, min_size=1, max_size=4), slips=slip_files)
+@given(session=st.lists(game_commands, min_size=2, max_size=8), slips=slip_files)
 def test_fuzzed_arbiter_sessions_never_fail_inside_and_every_accepted_act_reads_back(
     game_template, tmp_path, session, slips
 ):
