@@ -82,7 +82,12 @@ def parse_time(text: str, where: str) -> datetime:
             f"{where}: {text!r} has no time zone; add Z for UTC (2026-11-30T18:00:00Z) or an "
             "offset (2026-11-30T20:00:00+02:00)"
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:00:00-05:00 is after the last day a date may hold
+        raise InputError(
+            f"{where}: {text!r} is out of range in UTC; write a time such as 2026-11-30T18:00:00Z"
+        ) from None
 
 
 def _looks_like_time(field: str) -> bool:

@@ -216,6 +216,7 @@ NASTY = [
     "CARTEAM", "??", "VARAEIT", "H8: CARTEA", "H8: CARTEA = 99 p", "8H: CARTE", "H4: CARTEA",
     "zzz", "ana", "bob", "zed", "hd1", "game/hd1", "game/zz", "tournament/t", "A\x00B", "\x1b[31m",
     "é" * 3, "Ａ", "x" * 300, "2026-11-30T18:00:00Z", "2026-11-30T18:00:00", "1999",
+    "9999-12-31T23:59:59-23:00", "0001-01-01T00:00:00+01:00",
     "solo_bonus=abc", "solo_bonus=10", "top_source=computer", "draw_size=0", "ro-frs", "nope",
     "duplicate", "completiv", "anticipation", "seeded", "manual", "[", "{}", "null", "\u202e",
 ]  # fmt: skip

@@ -175,3 +175,11 @@ def test_a_penalty_too_large_for_the_export_is_refused_before_it_is_recorded(db_
     assert huge.exit_code == 2 and "--points" in huge.stderr and arbiter.count() == before
     arbiter.ok("penalise", "hd1", "--player", "ana", "--points", "1000", "--reason", "x")
     assert cli("export", "--db", db_url, "--out", str(tmp_path / "out")).exit_code == 0
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:59:59-23:00", "0001-01-01T00:00:00+01:00"])
+def test_a_time_beyond_the_calendar_in_utc_is_unusable_not_an_internal_error(when, sqlite_url):
+    arbiter = Arbiter(sqlite_url)
+    create(arbiter)
+    refused = arbiter.refused(2, "draw", "hd1", "--tiles", "CARTEAM", "--deadline", when)
+    assert "--deadline" in refused and "out of range" in refused
