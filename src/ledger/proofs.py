@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from ledger import merkle
 from ledger.canonical import chain_hash, envelope_bytes
-from ledger.checkpoints import ConsistencyProof, InclusionProof
 from ledger.jsonl import JsonlError, event_row, exported_event, parse_line
 from ledger.tree_head import Checkpoint
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the proofs' makers read a database: checking a proof needs none
+    from ledger.checkpoints import ConsistencyProof, InclusionProof
     from ledger.signing import Ed25519PublicKey
 
 INCLUSION_FORMAT = "arbitru-inclusion-proof/1"

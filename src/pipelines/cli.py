@@ -49,7 +49,7 @@ SUB_APPS: dict[str, tuple[str, str]] = {
     "ledger": ("pipelines.proofs_cli:ledger_app", "The event ledger."),
     "db": ("pipelines.ledger_cli:db_app", "The ledger's database."),
     "lexicon": ("pipelines.lexicon_cli:lexicon_app", "Word lists."),
-    "keys": ("pipelines.proofs_cli:keys_app", "The federation's signing keys."),
+    "keys": ("pipelines.proofs_offline:keys_app", "The federation's signing keys."),
     "tournament": (
         "pipelines.tournament_cli:tournament_app",
         "Tournaments: standings across their games.",
@@ -65,7 +65,7 @@ shows, which is the app's own help: a test keeps the two equal)."""
 
 SUB_COMMANDS: dict[str, tuple[str, str]] = {
     "verify-proof": (
-        "pipelines.proofs_cli:verify_proof_command",
+        "pipelines.proofs_offline:verify_proof_command",
         "Check an inclusion or consistency proof offline, with the federation's public key.",
     ),
     "recompute": (
@@ -105,6 +105,7 @@ GAME_COMMANDS: dict[str, str] = {
     "standings": "pipelines.game_read_cli:standings_command",
     "table": "pipelines.game_table_cli:table_command",
     "replay": "pipelines.game_read_cli:replay_command",
+    "list": "pipelines.game_read_cli:list_command",
 }
 """`arbitru game`'s commands (`module:function`), in the order its help lists them. Each is
 imported and turned into a command only when it runs: reading a game loads none of the

@@ -12,8 +12,9 @@ cache under ARBITRU_HOME, built on first use.
 
 from __future__ import annotations
 
+import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -24,7 +25,7 @@ from rich.markup import escape
 
 from engine.games.projections import position
 from ledger import EventStore, import_events, verify_store
-from pipelines.exits import say_if_output_fails
+from pipelines.exits import ExitCode, say_if_output_fails, system_refused
 from pipelines.game_common import store
 from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
@@ -72,6 +73,33 @@ def _step(what: str) -> Iterator[None]:
     err.print(f"done ({time.monotonic() - started:.1f} s)")
 
 
+@contextmanager
+def _undone_on_failure(target: Path, created: bool) -> Iterator[Callable[[], None]]:
+    """A demo that fails before its ledger and export are whole (a full disk, Ctrl-C) leaves
+    no half a folder: what it wrote is removed, and the folder too when the demo created it.
+    Once the given `keep()` is called, what is written stays (and a failure says so)."""
+    kept = False
+
+    def keep() -> None:
+        nonlocal kept
+        kept = True
+
+    try:
+        yield keep
+    except BaseException:
+        if kept:
+            raise
+        if created:
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            for child in target.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+        raise
+
+
 def demo_command(
     folder: Annotated[
         Path | None,
@@ -89,13 +117,15 @@ def demo_command(
     then lists the next commands to try."""
     started = time.monotonic()
     target = demo_folder(folder, Path.cwd()).absolute()
+    created = not target.exists()
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        fail(f"cannot create {target}: {exc.strerror or exc}")
+        code = ExitCode.UNWRITTEN if system_refused(exc) else ExitCode.UNUSABLE
+        fail(f"cannot create {target}: {exc.strerror or exc}", code)
     db = f"sqlite:///{target / 'ledger.db'}"
     out.print(f"Arbitru demo in [bold]{escape(str(target))}[/]")
-    with store(db, create=True) as opened:
+    with _undone_on_failure(target, created) as keep, store(db, create=True) as opened:
         with _step("importing the sample season"):
             sample = resources.files("pipelines.data").joinpath(SAMPLE)
             with sample.open("rb") as lines:
@@ -127,6 +157,7 @@ def demo_command(
         with _step("writing the Parquet export"):
             export_parquet(opened, export, points=table)
         say_if_output_fails(f"the demo's ledger and Parquet export are in {target}")
+        keep()
         svg = target / "final-board.svg"
         last_game = _draw_final_board(opened, replayed, svg)
         variants = _variants(opened, replayed)

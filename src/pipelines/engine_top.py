@@ -143,6 +143,11 @@ def _batch(path: Path, generator: MoveGenerator, ruleset: Ruleset, limit: int | 
     return clean
 
 
+MOST_LISTED = 1_000_000
+"""The most moves `--limit` lists at once: enough for any position seen in play, and small
+enough for the compiled generator's counters."""
+
+
 def top(
     board_file: BoardOption = None,
     rack: RackOption = None,

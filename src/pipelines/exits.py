@@ -174,3 +174,30 @@ def tell(message: str) -> None:
     with suppress(OutputNotWritten, OSError, ValueError):
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
+
+
+_REFUSED_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
+_SQLITE_REFUSED = {13: "the disk is full", 8: "the file may not be written", 10: "a disk I/O error"}
+"""SQLite's result codes for a write the system refused (SQLITE_FULL, _READONLY, _IOERR)."""
+
+
+def system_refused(exc: BaseException) -> str | None:
+    """Why the system refused a write behind `exc` (a full disk, a read-only file system, a
+    failing device), looking through the errors it was raised from and the driver's own
+    error; None when it is something else. Such a failure is exit 3, not unusable input."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in _REFUSED_ERRNOS:
+            return current.strerror or os.strerror(current.errno)
+        code = getattr(current, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _SQLITE_REFUSED:
+            return _SQLITE_REFUSED[code & 0xFF]
+        if getattr(current, "sqlstate", None) == "53100":  # PostgreSQL's disk_full
+            return "the database server's disk is full"
+        stack += [current.__cause__, current.__context__, getattr(current, "orig", None)]
+    return None

@@ -41,6 +41,7 @@ from pipelines.game_common import (
 )
 from pipelines.game_inputs import (
     InputError,
+    NotJoined,
     PlayerSpec,
     default_seed_path,
     keep_seed,
@@ -53,6 +54,7 @@ from pipelines.game_inputs import (
 )
 from pipelines.game_service import (
     PLAYABLE_VARIANTS,
+    CommandRefused,
     Game,
     dictionary_ref,
     stream_of,
@@ -320,21 +322,32 @@ def submit_command(
     if file is not None:
         if player is not None or text is not None:
             fail("--file replaces --player and --text: give either")
-        try:
-            lines = read_submissions_file(file)
-        except InputError as exc:
-            fail(str(exc))
-        slips = [
-            partial(
-                cmd.Submit,
-                player_id=line.player_id,
-                text=line.text,
-                received_at=line.received_at or arrival,
-                source=line.source,
-                actor=who,
-            )
-            for line in lines
-        ]
+
+        def joined(now: Game) -> list[cmd.Command]:
+            """The file's submissions, read against the game as the service reads it: every
+            bad line at once, a line naming a player who has not joined among them (nothing is
+            submitted; refused by the rules when strangers are the only fault)."""
+            try:
+                lines = read_submissions_file(file, now.state.players)
+            except NotJoined as exc:
+                raise CommandRefused(str(exc), "unknown_player") from None
+            except InputError as exc:
+                fail(str(exc))
+            number = round_of(now, round_number)
+            return [
+                cmd.Submit(
+                    player_id=line.player_id,
+                    text=line.text,
+                    received_at=line.received_at or arrival,
+                    source=line.source,
+                    actor=who,
+                    round=number,
+                )
+                for line in lines
+            ]
+
+        run(db, game, joined, dry_run=dry_run, as_json=as_json)
+        return
     else:
         if player is None or text is None:
             fail('give --player P and --text "H8: VARA" (or --file FILE)')

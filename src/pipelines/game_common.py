@@ -9,6 +9,7 @@ still shown, after one line saying so, and exits 1 (`view_of`)."""
 from __future__ import annotations
 
 import getpass
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -24,7 +25,7 @@ from ledger.checkpoints import LedgerAltered
 from ledger.integrity import check_recent
 from pipelines import game_views as views
 from pipelines import limits
-from pipelines.exits import ExitCode
+from pipelines.exits import ExitCode, system_refused
 from pipelines.game_inputs import InputError, parse_time
 from pipelines.game_service import (
     CommandRefused,
@@ -97,7 +98,7 @@ _HINTS = {
     "top_not_chosen": 'choose it with `arbitru game choose-top GAME --round N --move "..."`',
     "round_not_drawn": "draw the round first with `arbitru game draw`",
     "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
-    "(`arbitru game results GAME --round N --json` lists them under decisions)",
+    "(`arbitru game results GAME [--round N]` lists them with their ids)",
     "draw_breaks_vowel_rule": "give the draw that keeps the rule with --tiles and each draw put "
     "back with --rejected, in the order drawn",
     "game_exists": "choose another game id",
@@ -105,6 +106,35 @@ _HINTS = {
 }
 """What to do after a refusal, by the engine's reason code, where the rule's message does not
 already say it in terms of this command line."""
+
+_UNUSABLE = frozenset({"unknown_ruleset", "bad_setting"})
+"""Refusals that are about the input, not the rules (exit 2), besides every `bad_FIELD`: a value
+no event of the game could hold."""
+
+_OPTIONS = {
+    "drawn": "--tiles",
+    "rejected": "--rejected",
+    "text": "--text",
+    "player_id": "--player",
+    "name": "--player's name",
+    "reason": "--reason",
+    "move": "--move",
+    "points": "--points",
+    "title": "--title",
+    "tournament_id": "--tournament",
+    "deadline": "--deadline",
+    "seed": "--seed-file",
+}
+"""The option that gave each payload field, to name it in a refusal instead of the event."""
+
+_PAYLOAD_FIELD = re.compile(r"[A-Z][A-Za-z]+\.([a-z_]+): ")
+
+
+def _in_options(message: str) -> str:
+    """A refusal's message with `EventType.field:` said as the option that gave the field, and
+    every other event type's name in the arbiter's words."""
+    message = _PAYLOAD_FIELD.sub(lambda m: f"{_OPTIONS.get(m[1], m[1])}: ", message, count=1)
+    return views.in_words(re.sub(r"\bsettings\.(\w+): ", r"--set \1: ", message))
 
 
 def no_ledger(db: str) -> bool:
@@ -133,15 +163,19 @@ def reported() -> Iterator[None]:
         yield
     except CommandRefused as exc:
         hint = _HINTS.get(exc.code)
-        fail(f"{exc}; {hint}" if hint else str(exc), exc.exit_code)
+        message = _in_options(str(exc))
+        unusable = exc.code in _UNUSABLE or exc.code.startswith("bad_")
+        fail(f"{message}; {hint}" if hint else message, 2 if unusable else exc.exit_code)
     except LedgerAltered as exc:
         message = f"refused, nothing was written: the ledger fails its integrity check: {exc}"
         fail(message, ExitCode.NEGATIVE)
     except ServiceError as exc:
         fail(str(exc), exc.exit_code)
-    except LedgerError as exc:
-        fail(str(exc))
-    except sa.exc.SQLAlchemyError as exc:
+    except (LedgerError, sa.exc.SQLAlchemyError) as exc:
+        if (why := system_refused(exc)) is not None:  # not the URL's fault: exit 3
+            fail(f"the ledger could not be written: {why}; nothing was recorded", 3)
+        if isinstance(exc, LedgerError):
+            fail(str(exc))
         fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
 

@@ -10,6 +10,7 @@ import typer
 
 from engine.games import commands as cmd
 from ledger.database import DEFAULT_URL
+from pipelines import game_views as views
 from pipelines.game_common import (
     ActorOption,
     DryRunOption,
@@ -24,7 +25,13 @@ from pipelines.game_common import (
     run,
     run_in_round,
 )
-from pipelines.inputs import DbOption, JsonOption
+from pipelines.game_service import CommandRefused, Game
+from pipelines.inputs import DbOption, JsonOption, fail
+
+MOST_PENALISED = 1_000
+"""The largest penalty one decision gives: far above any the federation gives (a few points,
+or a round's score), and small enough for every total to stay a 32-bit integer in the read
+models and the Parquet export."""
 
 
 def choose_top_command(
@@ -63,7 +70,12 @@ def annul_command(
 def penalise_command(
     game: GameArg,
     player: PlayerOption,
-    points: Annotated[int, typer.Option("--points", min=1, help="Points subtracted.")],
+    points: Annotated[
+        int,
+        typer.Option(
+            "--points", min=1, max=MOST_PENALISED, help="Points subtracted (at most 1,000)."
+        ),
+    ],
     reason: ReasonOption,
     round_number: RoundOption = None,
     db: DbOption = DEFAULT_URL,
@@ -108,7 +120,9 @@ def revoke_command(
     event_id: Annotated[
         str,
         typer.Option(
-            "--event", help="The event id of the annulment, penalty, top choice or correction."
+            "--event",
+            help="The event id of the annulment, penalty, top choice or correction, or enough "
+            "of its start to name one.",
         ),
     ],
     reason: ReasonOption,
@@ -119,5 +133,46 @@ def revoke_command(
 ) -> None:
     """Revoke a decision on appeal (it stays recorded, marked revoked)."""
     reason = checked("reason", reason, "--reason")
-    command = cmd.Revoke(event_id=event_id.strip().lower(), reason=reason, actor=actor_of(actor))
-    run(db, game, [command], dry_run=dry_run, as_json=as_json)
+    given = event_id.strip().lower()
+    if not given:
+        fail("--event is empty: give the event id of the decision (`arbitru game results GAME`)")
+
+    def revoke(now: Game) -> list[cmd.Command]:
+        """Made on the game as the service reads it: the decision the id or prefix names."""
+        return [
+            cmd.Revoke(event_id=_decision_named(now, given), reason=reason, actor=actor_of(actor))
+        ]
+
+    run(db, game, revoke, dry_run=dry_run, as_json=as_json)
+
+
+def _decision_named(game: Game, given: str) -> str:
+    """The event id `given` names: itself when some event has it, else the one decision whose
+    id starts with it. A prefix of several decisions' ids is refused (exit 2), one of none
+    refused as not a decision (exit 1), both listing the decisions it could have named."""
+    if any(event.event_id == given for event in game.stored):
+        return given
+    decisions = [d for rnd in game.state.rounds for d in rnd.decisions]
+    matches = [d for d in decisions if given and d.event_id.startswith(given)]
+    if len(matches) == 1:
+        return matches[0].event_id
+
+    def listed(found: list) -> str:
+        return "; ".join(
+            f"{d.event_id} (round {d.round}, {views.EVENT_WORDS.get(d.type_name, d.type_name)}"
+            + (f" about {d.player_id}" if d.player_id else "")
+            + (", revoked" if d.revoked_by else "")
+            + ")"
+            for d in found
+        )
+
+    if len(matches) > 1:
+        fail(
+            f"--event {given!r} starts {len(matches)} decisions' ids: {listed(matches)}; "
+            "give more of the one meant"
+        )
+    known = f"its decisions: {listed(decisions)}" if decisions else "it has no decision yet"
+    raise CommandRefused(
+        f"no decision of {game.stream} has an event id starting with {given!r}; {known}",
+        "unknown_event",
+    )

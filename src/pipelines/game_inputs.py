@@ -13,6 +13,8 @@ import math
 import os
 import re
 import secrets
+import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +30,7 @@ from ledger.input_files import (
     read_input,
 )
 from pipelines import limits
-from pipelines.exits import OutputNotWritten
+from pipelines.exits import OutputNotWritten, system_refused
 from pipelines.output_file import beside, clear_leftovers, sync_folder
 
 _PLAYER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -143,14 +145,30 @@ def parse_settings(items: list[str]) -> dict[str, object]:
     return settings
 
 
-def read_submissions_file(path: Path) -> list[SubmissionLine]:
+class NotJoined(InputError):
+    """A submissions file whose only fault is naming players who have not joined the game: the
+    rules refuse it (exit 1), the file itself is fine."""
+
+
+def read_submissions_file(
+    path: Path, joined: Collection[str] | None = None
+) -> list[SubmissionLine]:
     """A file of submissions, one per line: `PLAYER | TEXT` or `PLAYER | RECEIVED_AT | TEXT`
     (fields separated by `|` or a tab; the text kept exactly as written, unreadable or not).
-    Blank lines and lines starting with `#` are skipped. Every line without a player is
-    reported at once, so that the whole file can be fixed in one go."""
+    Blank lines and lines starting with `#` are skipped. Every bad line (without a player, or,
+    given the players who have `joined`, naming another) is reported at once with its number,
+    so that the whole file can be fixed in one go; `NotJoined` when strangers are the only
+    fault."""
     found: list[SubmissionLine] = []
     problems: list[str] = []
+    strangers: list[str] = []
     for number, line in _lines(path, SUBMISSIONS):
+        control = next((ch for ch in line if ch != "\t" and unicodedata.category(ch) == "Cc"), None)
+        if control is not None:
+            problems.append(
+                f"line {number}: holds the control character U+{ord(control):04X}; remove it"
+            )
+            continue
         fields = _FIELD_SEPARATOR.split(line, maxsplit=1)
         if len(fields) < 2 or not fields[1].strip():
             problems.append(
@@ -162,6 +180,9 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
             player = parse_player(fields[0], f"line {number}")
         except InputError as exc:
             problems.append(str(exc))
+            continue
+        if joined is not None and player.player_id not in joined:
+            strangers.append(f"line {number}: {player.player_id} has not joined the game")
             continue
         text, received_at = fields[1], None
         first, *rest = _FIELD_SEPARATOR.split(text, maxsplit=1)
@@ -178,8 +199,10 @@ def read_submissions_file(path: Path) -> list[SubmissionLine]:
             problems.append(str(exc))
             continue
         found.append(SubmissionLine(player.player_id, text, received_at, f"{path.name}:{number}"))
-    if problems:
-        raise InputError(f"{path}: nothing was submitted; fix these lines: " + "; ".join(problems))
+    if problems or strangers:
+        fix = f"{path}: nothing was submitted; fix these lines: "
+        every = sorted(problems + strangers, key=lambda p: int(p.split()[1].rstrip(":,")))
+        raise (InputError if problems else NotJoined)(fix + "; ".join(every))
     if not found:
         raise InputError(f"{path}: no submission in the file (one 'PLAYER | TEXT' per line)")
     return found
@@ -304,6 +327,8 @@ def keep_seed(path: Path, seed: str) -> None:
     except FileExistsError:
         raise InputError(f"{path} already exists; it is never overwritten") from None
     except OSError as exc:
-        raise OutputNotWritten(exc, path) from None
+        if system_refused(exc):
+            raise OutputNotWritten(exc, path) from None
+        raise InputError(f"cannot write the seed file {path}: {exc.strerror or exc}") from None
     finally:
         partial.unlink(missing_ok=True)

@@ -22,7 +22,8 @@ from engine.games.projections import (
     round_top,
     standings,
 )
-from engine.games.state import Decision, GameState, Note, RoundTop
+from engine.games.rounds import chosen_top, tied_moves
+from engine.games.state import Decision, GameState, Note, RoundState, RoundTop
 from engine.notation import format_placement
 from engine.placement import Tile
 from engine.problems import CODES
@@ -171,8 +172,10 @@ def note_json(note: Note) -> dict[str, Any]:
     }
 
 
-def decision_json(decision: Decision) -> dict[str, Any]:
-    """An arbiter's decision about a round; `revoked_by` names the revoking event."""
+def decision_json(decision: Decision, stored: RecordedEvent | None = None) -> dict[str, Any]:
+    """An arbiter's decision about a round; `revoked_by` names the revoking event; `actor`
+    and `recorded_at` (from the stored event, when given) say who recorded it and when."""
+    meta = stored.meta if stored is not None else {}
     return {
         "event_id": decision.event_id,
         "seq": decision.seq,
@@ -183,16 +186,47 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "points": decision.points,
         "move": decision.move,
         "revoked_by": decision.revoked_by,
+        "actor": meta.get("actor"),
+        "recorded_at": stored.recorded_at if stored is not None else None,
     }
 
 
-def results_json(game_id: str, state: GameState, number: int) -> dict[str, Any]:
-    """`game results --json`: one round explained (the round must have been drawn)."""
+def tied_tops(state: GameState, rnd: RoundState) -> list[str]:
+    """The different moves sharing the top of an open round that no standing choice settles
+    (empty when there is no such tie): closing it needs `choose-top`, and no view may show one
+    of them as the top meanwhile."""
+    context = state.context
+    if rnd.closed or context is None or context.settings.top_source != "players":
+        return []
+    if state.created is not None and state.created.variant == "anticipation":
+        return []
+    if chosen_top(state, rnd) is not None:
+        return []
+    tops = tied_moves(rnd)
+    if len(tops) < 2:
+        return []
+    moves = ([p.judgement.move for p in top.parts if p.code is None] for top in tops)
+    return ["; ".join(format_placement(m) for m in parts if m is not None) for parts in moves]
+
+
+def results_json(
+    game_id: str,
+    state: GameState,
+    number: int,
+    stored: dict[str, RecordedEvent] | None = None,
+    player: str | None = None,
+) -> dict[str, Any]:
+    """`game results --json`: one round explained (the round must have been drawn); `stored`
+    (the game's events by id) adds who recorded each decision and when, `player` keeps that
+    player's row only. `tied` lists the moves of an open round's unsettled tie (then `top`
+    is null)."""
     results = round_results(state, number)
     rnd = state.round(number)
     assert rnd is not None
+    tied = tied_tops(state, rnd)
+    found = stored or {}
     return {
-        "decisions": [decision_json(d) for d in rnd.decisions],
+        "decisions": [decision_json(d, found.get(d.event_id)) for d in rnd.decisions],
         "dictionary": dictionary_json(state),
         "game_id": game_id,
         "round": results.round,
@@ -203,8 +237,9 @@ def results_json(game_id: str, state: GameState, number: int) -> dict[str, Any]:
         "last": results.last,
         "closed": results.closed,
         "board": list(results.board.rows),
-        "top": top_json(results.top),
-        "players": [_player_json(p) for p in results.players],
+        "top": None if tied else top_json(results.top),
+        "tied": tied,
+        "players": [_player_json(p) for p in results.players if player in (None, p.player_id)],
         "ignored": [note_json(n) for n in results.notes if n.ignored],
         "notes": [note_json(n) for n in results.notes if not n.ignored],
     }

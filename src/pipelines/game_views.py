@@ -9,6 +9,7 @@ decides anything.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from pipelines.game_json import (
     ranked,
     results_json,
     standing_json,
+    tied_tops,
     time_text,
     top_json,
 )
@@ -159,10 +161,12 @@ def _show_judged(outcome: Outcome) -> None:
 
 def _status_text(view: SubmissionView) -> str:
     if view.status == "counted":
-        return f"[green]{view.judgement.score} points[/]"
-    problems = "; ".join(p.message for p in view.judgement.problems)
+        return f"[green]{view.judgement.score} points[/]{_claimed(view)}"
+    problems = "; ".join(
+        p.message.removeprefix(f"{view.status}: ") for p in view.judgement.problems
+    )
     detail = f": {escape(problems)}" if problems and view.status not in ("late",) else ""
-    return f"[red]{view.status}[/] (scores 0){detail}"
+    return f"[red]{view.status}[/] (scores 0){detail}{_claimed(view)}"
 
 
 def _show_changes(outcome: Outcome, number: int | None) -> None:
@@ -205,12 +209,22 @@ def _top_text(top: RoundTop | None) -> str:
     return "none" if top is None else f"{'; '.join(top.moves)} ({top.score})"
 
 
-def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
-    """A round explained: the board and rack, every submission judged, the top, the
-    arbiter's decisions and the events ignored."""
+def show_results(
+    state: GameState,
+    number: int,
+    ruleset: Ruleset,
+    stored: dict[str, RecordedEvent] | None = None,
+    player_id: str | None = None,
+) -> None:
+    """A round explained: the board and rack, every submission judged (with its global seq,
+    which `replay --at` takes), the top, the arbiter's decisions (who recorded each and when,
+    from `stored`, the game's events by id) and the events ignored; `player_id` shows that
+    player's row only. An open round whose top is tied between different moves shows no top,
+    and says a choice is needed."""
     results = round_results(state, number)
     rnd = state.round(number)
     assert rnd is not None
+    tied = tied_tops(state, rnd)
     status = "closed" if results.closed else "open (the top is provisional)"
     out.print(f"[bold]round {results.round}[/], {status}; rack [bold]{results.rack}[/]", end="")
     out.print(
@@ -220,7 +234,8 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
         + (f"; deadline {time_text(results.deadline)}" if results.deadline else "")
     )
     own_boards = own_boards_note(state)
-    highlight = [(t.row, t.col, t.cell) for t in results.top.tiles] if results.top else []
+    shown_top = None if tied else results.top
+    highlight = [(t.row, t.col, t.cell) for t in shown_top.tiles] if shown_top else []
     out.print(own_boards or board_table(results.board, ruleset, highlight))
     table = Table(title="submissions", title_justify="left", show_lines=True)
     table.add_column("player")
@@ -228,6 +243,8 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
     table.add_column("judged: move, words and points (premiums)")
     table.add_column("round", justify="right")
     for player in results.players:
+        if player_id is not None and player.player_id != player_id:
+            continue
         timed = results.deadline is not None
         written = "\n".join(_written(v, timed) for v in player.submissions) or "-"
         if player.replacement is not None:
@@ -249,42 +266,78 @@ def show_results(state: GameState, number: int, ruleset: Ruleset) -> None:
             total,
         )
     out.print(table)
-    if results.top is not None:
-        top = results.top
+    if tied:
+        moves = escape("; ".join(tied))
+        out.print(
+            f"top: [bold yellow]tie between {len(tied)} moves[/]: choose-top needed ({moves}); "
+            f'choose one with `arbitru game choose-top GAME --move "..."` before closing',
+            soft_wrap=True,
+        )
+    elif shown_top is not None:
+        top = shown_top
         who = f"solo: {top.solo}" if top.solo else f"reached by {len(top.reached_by)}"
         move = escape("; ".join(top.moves))
         out.print(f"top: [bold]{move}[/] = {top.score} ({top.source}; {who})")
     elif not own_boards:
         out.print("top: none yet")
     for decision in rnd.decisions:
-        out.print(_decision_text(decision), soft_wrap=True)
+        out.print(_decision_text(decision, (stored or {}).get(decision.event_id)), soft_wrap=True)
     if note := dictionary_note(state):
         out.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
     for note in results.notes:
         label = "[yellow]ignored[/]" if note.ignored else "[cyan]note[/]"
-        out.print(
-            f"{label} seq {note.seq} {note.type_name}: {escape(note.message)} [{note.code}]",
-            soft_wrap=True,
-        )
+        what = EVENT_WORDS.get(note.type_name, note.type_name)
+        said = escape(in_words(note.message))
+        out.print(f"{label} seq {note.seq} ({what}): {said}", soft_wrap=True)
 
 
-def _decision_text(decision: Decision) -> str:
+EVENT_WORDS = {
+    "GameCreated": "game creation",
+    "PlayerJoined": "player joining",
+    "RackDrawn": "draw",
+    "SubmissionReceived": "submission",
+    "SubmissionCorrected": "correction",
+    "SubmissionAnnulled": "annulment",
+    "PenaltyGiven": "penalty",
+    "TopChosen": "top choice",
+    "DecisionRevoked": "revocation",
+    "RoundClosed": "round close",
+    "SeedRevealed": "seed reveal",
+    "GameEnded": "game end",
+    "ReplacementDeclared": "replacement",
+}
+"""Each event type in the arbiter's words, for the views and the refusals."""
+
+_EVENT_TYPE = re.compile(r"\b(" + "|".join(EVENT_WORDS) + r")\b")
+
+
+def in_words(message: str) -> str:
+    """A message of the rules with every event type's name said in the arbiter's words."""
+    return _EVENT_TYPE.sub(lambda m: EVENT_WORDS[m[1]], message)
+
+
+def _decision_text(decision: Decision, stored: RecordedEvent | None = None) -> str:
     who = f" {decision.player_id}" if decision.player_id else ""
     what = {
         "SubmissionAnnulled": f"annulled{who}'s submission",
         "PenaltyGiven": f"penalty of {decision.points} to{who}",
         "TopChosen": f"top chosen: {decision.move}",
         "SubmissionCorrected": f"corrected{who}'s submission",
-    }.get(decision.type_name, decision.type_name)
+    }.get(decision.type_name, EVENT_WORDS.get(decision.type_name, decision.type_name))
     reason = f" ({decision.reason})" if decision.reason else ""
+    by = ""
+    if stored is not None:
+        actor = stored.meta.get("actor")
+        by = f"; recorded by {actor or 'an unnamed arbiter'} at {stored.recorded_at}"
+        by += f", seq {stored.seq}"
     revoked = f" [red]revoked by {decision.revoked_by}[/]" if decision.revoked_by else ""
-    return f"decision {decision.event_id}: {escape(what + reason)}{revoked}"
+    return f"decision {decision.event_id}: {escape(what + reason + by)}{revoked}"
 
 
 def _written(view: SubmissionView, timed: bool) -> str:
     """The text as written, with its part, correction, and (when the round has a deadline)
     arrival time and source."""
-    tags = []
+    tags = [f"seq {view.seq}"] if view.seq is not None else []
     if view.part > 1:
         tags.append(f"part {view.part}")
     if view.correction:
@@ -298,14 +351,34 @@ def _written(view: SubmissionView, timed: bool) -> str:
 
 
 def _judged(view: SubmissionView) -> str:
+    """The move as judged and its score, the score its player claimed beside it, and why it
+    scores 0 (an unreadable text: what could not be read)."""
     judged = view.judgement.move
-    move = format_placement(judged) if judged is not None else "unreadable"
+    claimed = _claimed(view)
+    if judged is None:
+        problems = "; ".join(
+            p.message.removeprefix(f"{view.status}: ") for p in view.judgement.problems
+        )
+        detail = f": {problems}" if problems and view.status not in ("superseded", "late") else ""
+        return f"[red]{view.status}[/]{escape(detail)}"
+    move = format_placement(judged)
     if view.status == "counted":
-        return f"[green]{escape(move)}[/] {view.score}"
+        return f"[green]{escape(move)}[/] {view.score}{claimed}"
     codes = ", ".join(p.code for p in view.judgement.problems)
     shown = codes and codes != view.status and view.status not in ("superseded", "late")
     detail = f" [{codes}]" if shown else ""
-    return f"[red]{view.status}[/] {escape(move)}{escape(detail)}"
+    return f"[red]{view.status}[/] {escape(move)}{escape(detail)}{claimed}"
+
+
+def _claimed(view: SubmissionView) -> str:
+    """The score the player wrote, beside the one computed (marked when they differ)."""
+    judged = view.judgement.move
+    if judged is None or judged.claimed is None:
+        return ""
+    computed = view.judgement.score
+    if judged.claimed == computed:
+        return f" (claimed {judged.claimed})"
+    return f" [yellow](claimed {judged.claimed}, computed {computed})[/]"
 
 
 def _words(judgement: Judgement) -> str:

@@ -44,7 +44,7 @@ from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.input_files import EVENTS, STDIN, InputFileError, open_input, standard_input
 from ledger.jsonl import row_line, write_rows
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
-from pipelines.exits import ExitCode, OutputNotWritten, say_if_output_fails
+from pipelines.exits import ExitCode, OutputNotWritten, say_if_output_fails, system_refused
 from pipelines.game_records import check_payload
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import (
@@ -75,16 +75,16 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
     try:
         store = EventStore(url, read_only=not create)
     except LedgerError as exc:
-        fail(str(exc))
+        fail(str(exc), 3 if system_refused(exc) else 2)
     except sa.exc.SQLAlchemyError as exc:
         fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
     with store:
         try:
             yield store
         except LedgerError as exc:
-            fail(str(exc))
+            fail(str(exc), 3 if system_refused(exc) else 2)
         except sa.exc.DBAPIError as exc:
-            fail(str(driver_error(store.engine, exc, "failed")))
+            fail(str(driver_error(store.engine, exc, "failed")), 3 if system_refused(exc) else 2)
         except sa.exc.SQLAlchemyError as exc:
             fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
 
@@ -215,6 +215,8 @@ def export_command(
         )
     target = None if out is None else output_target(out)
     with _store(db) as store:
+        if stream is not None and store.stream_version(stream) == 0:
+            fail(f"no stream {stream} in this ledger: check the id and --db; nothing was exported")
         rows = store.iter_rows(stream=stream)
         if target is None:
             count = _export_to_stdout(row_line(row) for row in rows)
@@ -295,6 +297,8 @@ def verify_command(
             with progress(_err, "verifying", total, in_bytes=True, shown=shown) as advance:
                 lines = counted_lines(source, advance) if shown else source
                 result = verify_file(lines, complete=not partial, expected_head=expected)
+        if result.ok and result.checked == 0:
+            fail(f"{file} holds no event: give a file written by `arbitru ledger export`")
         source_name = str(file)
     else:
         if partial:

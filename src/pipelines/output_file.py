@@ -323,7 +323,11 @@ def _cleared(partials: list[Path], replaced: list[Path], out: Path) -> None:
     """After a failure: the temporary files are removed, and the files other than `out` (the
     one the error names) that had already been replaced are said to be."""
     for partial in partials:
-        partial.unlink(missing_ok=True)
+        try:
+            partial.unlink(missing_ok=True)
+        except OSError:  # a read-only folder: never created; else it is said to be left
+            if partial.exists():
+                say_if_output_fails(f"{partial} could not be removed")
     for other in replaced:
         if other != out:
             say_if_output_fails(f"{other} was written")

@@ -1,11 +1,11 @@
 """Signed checkpoints and proofs on the command line (docs/proofs.md):
 
-    arbitru keys new FILE                       a federation key pair
+    arbitru keys new FILE                       a key pair (pipelines.proofs_offline)
     arbitru ledger checkpoint --key FILE        sign the ledger's Merkle tree head now
     arbitru ledger checkpoints                  list the recorded checkpoints
     arbitru ledger prove SEQ [--checkpoint N]   an inclusion proof for one event
     arbitru ledger consistency OLD NEW          a proof that the ledger only grew
-    arbitru verify-proof PROOF --pubkey KEY     check a proof offline, without a database
+    arbitru verify-proof PROOF --pubkey KEY     check a proof offline (pipelines.proofs_offline)
 
 A proof that fails, or a ledger altered behind a checkpoint, exits 1 with the reason; a
 command that cannot run (no checkpoint, a bad key file) exits 2. Only the commands that sign
@@ -31,8 +31,7 @@ from ledger.checkpoints import (
     prove_inclusion,
 )
 from ledger.database import DEFAULT_URL
-from ledger.input_files import PROOF, InputFileError, read_input
-from ledger.proofs import consistency_document, inclusion_document, verify_document
+from ledger.proofs import consistency_document, inclusion_document
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
@@ -47,43 +46,9 @@ from pipelines.output_file import output_target, write_whole
 if TYPE_CHECKING:
     from ledger.signing import Ed25519PrivateKey
 
-keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
-
 OutOption = Annotated[
     Path | None, typer.Option("--out", help="Write the proof to this file instead of stdout.")
 ]
-
-
-@keys_app.command("new")
-def keys_new_command(
-    file: Annotated[Path, typer.Argument(help="Where to write the private key.")],
-    as_json: JsonOption = False,
-) -> None:
-    """Create an Ed25519 key pair for signing checkpoints.
-
-    The private key goes to FILE, readable by you only; keep it outside the database and its
-    backups. The public key goes to FILE.pub and is printed: publish it, so that anyone can
-    check proofs. Existing files are never overwritten."""
-    from ledger.signing import key_id, new_key_files, public_pem  # loads `cryptography`
-
-    try:
-        public_key, public_path = new_key_files(file)
-    except LedgerError as exc:
-        fail(str(exc))
-    pem = public_pem(public_key)
-    if as_json:
-        emit_json(
-            {
-                "private_key": str(file),
-                "public_key": str(public_path),
-                "key_id": key_id(public_key),
-                "public_key_pem": pem,
-            }
-        )
-        return
-    _err.print(f"private key written to {file} (readable by you only)", soft_wrap=True)
-    _err.print(f"public key written to {public_path}; publish it:", soft_wrap=True)
-    typer.echo(pem + f"key id: {key_id(public_key)}")
 
 
 def checkpoint_command(
@@ -221,51 +186,6 @@ def consistency_command(
         except LedgerAltered as exc:
             fail(str(exc), ExitCode.NEGATIVE)
     _write_document(consistency_document(proof), out)
-
-
-def verify_proof_command(
-    proof: Annotated[Path, typer.Argument(help="The proof file ('-' for stdin).")],
-    pubkey: Annotated[
-        Path, typer.Option("--pubkey", help="The federation's public key (FILE.pub).")
-    ],
-    as_json: JsonOption = False,
-) -> None:
-    """Check an inclusion or consistency proof offline, with the federation's public key.
-
-    Exit 0 when it holds, 1 with the reason when it does not. No database is needed."""
-    from ledger.signing import load_public_key  # loads `cryptography`
-
-    try:
-        public_key = load_public_key(pubkey)
-    except LedgerError as exc:
-        fail(str(exc))
-    document = _read_proof(proof)
-    verdict = verify_document(document, public_key)
-    if as_json:
-        emit_json({"proof": str(proof), **verdict.to_dict()})
-    elif verdict.ok:
-        _out.print(f"[bold green]proof holds[/] ({verdict.kind}): {verdict.detail}", soft_wrap=True)
-    else:
-        _out.print(
-            f"[bold red]proof rejected[/] ({verdict.kind}): {verdict.detail}", soft_wrap=True
-        )
-    if not verdict.ok:
-        raise typer.Exit(ExitCode.NEGATIVE)
-
-
-def _read_proof(proof: Path) -> Any:
-    try:
-        raw = read_input(proof, PROOF, stdin=True)
-    except InputFileError as exc:
-        if exc.missing:
-            fail(f"{proof}: no such file; give the proof file written by `arbitru ledger prove`")
-        fail(str(exc))
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        fail(f"{proof} is not a JSON proof file ({exc})")
-    except RecursionError:
-        fail(f"{proof} is not a proof file: its JSON is nested too deeply")
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:

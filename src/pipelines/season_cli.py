@@ -124,8 +124,16 @@ def recompute_command(
         with EventStore(db) as store:
             before = recorded_head(store)
             work = plan(store, selection, follow=follow, everything=rebuild_all)
-            if game is not None and not work.selected:
-                fail(f"no game {selection.game} in this ledger: check the id and --db")
+            if chosen and not work.selected:
+                what = (
+                    f"game {selection.game}" if game is not None
+                    else f"game of tournament {tournament}" if tournament is not None
+                    else f"game of season {season}"
+                )  # fmt: skip
+                fail(
+                    f"no {what} in this ledger: check the id and --db (`arbitru game list` "
+                    "lists the games); nothing was recomputed"
+                )
             with _progress(console, work, shows_progress(console, as_json)) as advance:
                 summary = recompute(
                     store, work, workers=workers, on_game=advance, rebuild=rebuild_all,

@@ -167,7 +167,8 @@ def test_a_plain_run_after_new_events_replays_every_game(season: str) -> None:
 def test_a_selection_replays_only_its_games(season: str) -> None:
     assert cli("recompute", "--db", season, "--game", OTHER, "--json")["games"] == 1
     assert {r.game_id for r in _rows(season)["read_games"]} == {OTHER}
-    assert cli("recompute", "--db", season, "--season", "1999", "--json")["games"] == 0
+    unknown = cli("recompute", "--db", season, "--season", "1999", "--json", code=2)
+    assert "no game of season 1999" in unknown.stderr
     report = cli("recompute", "--db", season, "--tournament", "cupa-bucuresti-2026", "--json")
     assert report["games"] == 2
 

@@ -148,3 +148,20 @@ def test_the_root_help_lists_every_sub_app_in_order_without_loading_them():
               and line.split()[1] in cli.SUB_APPS]  # fmt: skip
     assert listed == list(cli.SUB_APPS)
     assert "LOADED []" in done.stderr
+
+
+def test_the_offline_proof_commands_load_nothing_of_the_database_layer(tmp_path, default_home):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    key, proof = tmp_path / "federation.key", tmp_path / "proof.json"
+    code, heavy = loaded("keys", "new", str(key), home=default_home)
+    assert code == 0 and "sqlalchemy" not in heavy and "ledger.store" not in heavy
+    for made in (
+        ["ledger", "import", str(GAME), "--db", db],
+        ["ledger", "checkpoint", "--key", str(key), "--db", db],
+        ["ledger", "prove", "7", "--out", str(proof), "--db", db],
+    ):
+        assert loaded(*made, home=default_home)[0] == 0, made
+    code, heavy = loaded("verify-proof", str(proof), "--pubkey", f"{key}.pub", home=default_home)
+    assert code == 0 and not {"sqlalchemy", "alembic", "ledger.store", "ledger.database"} & set(
+        heavy
+    )

@@ -225,7 +225,7 @@ def _close(state: GameState, command: CloseRound) -> list[Event]:
         raise GameRuleError(
             "top_not_chosen",
             f"round {command.round}: different moves share the top score {tops[0].score}"
-            f" ({listed}): choose one with a TopChosen first",
+            f" ({listed}): the arbiter must choose one first",
         )
     return [RoundClosed(command.round)]
 
