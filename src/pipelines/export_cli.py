@@ -20,7 +20,7 @@ from pipelines.game_views import err
 from pipelines.game_views import out as console
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.parquet_export import Export, ExportError, export_parquet
-from pipelines.tournaments import PointsTable, TournamentError
+from pipelines.ranking import PointsTable, RankingError
 
 
 def export_command(
@@ -36,8 +36,8 @@ def export_command(
         Path | None,
         typer.Option(
             "--points",
-            help="A TOML table of ranking points by place for the tournament standings "
-            "(default: the federation's table shipped with Arbitru).",
+            help="A TOML file of ranking scales (value -> points by place) for the tournament "
+            "standings (default: the federation's published scales shipped with Arbitru).",
         ),
     ] = None,
     as_json: JsonOption = False,
@@ -51,7 +51,7 @@ def export_command(
     named: exit 1."""
     try:
         table = PointsTable.load(points)
-    except TournamentError as exc:
+    except RankingError as exc:
         fail(str(exc))
     try:
         with reported(), EventStore(db, read_only=True) as ledger:
