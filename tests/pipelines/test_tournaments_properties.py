@@ -1,6 +1,7 @@
 """Properties of the tournament level: any points table either loads or is refused with a
-TournamentError; standings always add game totals exactly, ranks follow the totals and ties
-share the place; season points are always the table's points of the places."""
+RankingError; standings always add game totals exactly, ranks follow the totals and ties
+share the place; season points are always the points of the places, tied players sharing
+the average."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.games.projections import Standing
+from pipelines.ranking import RankingError
 from pipelines.tournaments import (
     PointsTable,
     Registration,
     Tournament,
-    TournamentError,
     TournamentResult,
     season_standings,
     tournament_standings,
@@ -28,15 +29,19 @@ values = st.recursive(
 )
 
 
-@given(st.dictionaries(st.sampled_from(["name", "points", "beyond", "other"]), values))
+scales = st.dictionaries(st.sampled_from(["9", "10", "14", "100", "x"]), values, max_size=3)
+
+
+@given(st.dictionaries(st.sampled_from(["name", "scales", "other"]), values | scales))
 def test_any_points_table_either_loads_or_is_refused_with_a_reason(data):
     try:
         table = PointsTable.from_mapping(data, "t.toml")
-    except TournamentError as exc:
+    except RankingError as exc:
         assert "t.toml" in str(exc)
         return
-    assert list(table.points) == sorted(table.points, reverse=True)
-    assert 0 <= table.beyond <= table.points[-1]
+    for value, scale in table.scales.items():
+        assert 10 <= value <= 100 and 0 < len(scale) <= value
+        assert list(scale) == sorted(scale, reverse=True) and scale[-1] >= 0
 
 
 games_of = st.dictionaries(
@@ -64,7 +69,8 @@ def test_standings_add_game_totals_and_ties_share_the_place(games):
         assert after.rank == (
             before.rank if before.total == after.total else ranked.index(after) + 1
         )
-    table = PointsTable("t", (100, 60, 40, 20), 5)
+    table = PointsTable("t", {10: (100, 60, 40, 20)}, "t.toml")
     season = season_standings([TournamentResult(tournament, ranked)], table)
-    earned = {s.player_id: table.points_for(s.rank) for s in ranked if s.games}
-    assert {s.player_id: s.points for s in season} == earned
+    award = table.award([(s.player_id, s.rank) for s in ranked if s.games])
+    assert {s.player_id: s.points for s in season} == {p: n or 0 for p, n in award.points.items()}
+    assert sum(n or 0 for n in award.points.values()) <= 100 + 60 + 40 + 20
