@@ -193,6 +193,9 @@ def shown(points: Decimal | None) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def as_number(points: Decimal | None) -> float | None:
-    """Points for JSON and Parquet: a float of at most two decimals, or None."""
-    return None if points is None else float(points)
+def as_number(points: Decimal | None) -> int | float | None:
+    """Points for JSON and Parquet: a whole number when whole (606), else a float of at most
+    two decimals (432.75); None when not known."""
+    if points is None:
+        return None
+    return int(points) if points == points.to_integral_value() else float(points)
