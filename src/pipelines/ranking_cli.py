@@ -117,7 +117,8 @@ def tournament_table_command(
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
-    """The tournament's table: place, name, club, total and ranking points.
+    """The tournament's table: place, name, club, total, solos, tops, best round and
+    ranking points (the terminal shows the name, `--csv` and `--json` the id too).
 
     Equal totals share the place and the average of the points of the places they cover,
     unless --tie-break separates them; the rule used is printed under the table."""
@@ -167,12 +168,15 @@ def tournament_table_command(
             title=f"{escape(t.name)} ({t.tournament_id}, season {escape(t.season)}): "
             f"{len(t.games)} game(s), value {award.value}"
         )
-        for column in TOURNAMENT_COLUMNS:
-            right = column not in ("player_id", "name", "club")
-            shown_table.add_column(column.replace("_", " "), justify="right" if right else "left")
+        shown_table.add_column("#", justify="right", no_wrap=True)
+        shown_table.add_column("player")
+        shown_table.add_column("club")
+        for column in ("total", "games", "solos", "tops", "best", "points"):
+            shown_table.add_column(column, justify="right", no_wrap=True)
         for r in rows:
-            cells = [*(escape(str(c)) if c is not None else "" for c in r[:-1]), shown(r[-1])]
-            shown_table.add_row(*cells)
+            rank, player, name, club, *numbers, earned = r
+            cells = [str(rank), escape(name or player), escape(club or "")]
+            shown_table.add_row(*cells, *(str(n) for n in numbers), shown(earned))
         out.print(shown_table)
         for note in notes:
             out.print(note, markup=False, soft_wrap=True)

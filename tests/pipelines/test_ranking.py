@@ -204,3 +204,64 @@ def test_a_season_whose_event_value_has_no_scale_shows_places_and_the_missing_li
     )
     places = [s["tournaments"][0] for s in shown["standings"]]
     assert all(p["points"] is None and p["place"] >= 1 for p in places)
+
+
+@pytest.fixture
+def four_tied_first(db_url: str, tmp_path: Path) -> str:
+    """The fourteen-player game with its last round still open (the fixture up to its last
+    RoundClosed), where the arbiter's penalties bring the first three down to the fourth's
+    total: four players tied first of fourteen."""
+    lines = GAME_FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
+    last_close = max(i for i, line in enumerate(lines) if '"type":"RoundClosed"' in line)
+    opened = tmp_path / "open-last-round.jsonl"
+    opened.write_text("".join(lines[:last_close]), encoding="utf-8")
+    _invoke(["ledger", "import", str(opened), "--db", db_url])
+    game = json.loads(_invoke(["game", "standings", "cb26-p1", "--db", db_url, "--json"]).stdout)
+    top = game["standings"][:4]
+    assert len(game["standings"]) == 14 and len({s["total"] for s in top}) == 4
+    for s in top[:3]:
+        points = str(s["total"] - top[3]["total"])
+        _invoke(["game", "penalise", "cb26-p1", "--player", s["player_id"], "--db", db_url,
+                 "--points", points, "--reason", "a tie at the top"])  # fmt: skip
+    return db_url
+
+
+def test_four_tied_first_of_a_fourteen_player_tournament_get_432_75_in_every_output(
+    four_tied_first, tmp_path
+):
+    args = ["tournament", "table", "cupa-bucuresti-2026", "--db", four_tied_first]
+    rows = json.loads(_invoke([*args, "--json"]).stdout)["standings"]
+    assert [(r["rank"], r["points"]) for r in rows[:5]] == [(1, 432.75)] * 4 + [(5, 273)]
+    assert "432.75" in _invoke(args).stdout
+
+    out = tmp_path / "tied.csv"
+    _invoke([*args, "--csv", str(out)])
+    with out.open(encoding="utf-8", newline="") as f:
+        assert [r["points"] for r in csv.DictReader(f)][:5] == ["432.75"] * 4 + ["273"]
+
+    export = tmp_path / "export"
+    _invoke(["export", "--db", four_tied_first, "--out", str(export)])
+    duckdb = pytest.importorskip("duckdb")
+    top = duckdb.sql(
+        f"SELECT rank, ranking_points FROM read_parquet('{export}/standings/**/*.parquet', "
+        "hive_partitioning=true) WHERE level = 'tournament' ORDER BY rank, player_id LIMIT 5"
+    ).fetchall()
+    assert top == [(1, 432.75)] * 4 + [(5, 273.0)]
+
+    season = json.loads(_invoke(["season", "table", "--db", four_tied_first, "--json"]).stdout)
+    assert [s["points"] for s in season["standings"][:4]] == [432.75] * 4
+    assert {s["rank"] for s in season["standings"][:4]} == {1}
+
+
+def test_a_tie_break_order_separates_the_tied_players_for_places_and_points(four_tied_first):
+    args = ["tournament", "table", "cupa-bucuresti-2026", "--db", four_tied_first, "--json"]
+    rows = json.loads(_invoke([*args, "--tie-break", "tops,solos,best-round"]).stdout)["standings"]
+    top = rows[:4]
+    keys = [(r["tops"], r["solos"], r["best_round"]) for r in top]
+    assert keys == sorted(keys, reverse=True)
+    points = dict(zip(range(1, 5), (606, 438, 370, 317), strict=True))
+    for r in top:  # each place's own points, or the average of the places still shared
+        shared = [p for p in top if p["rank"] == r["rank"]]
+        covered = range(r["rank"], r["rank"] + len(shared))
+        assert r["points"] == round(sum(points[p] for p in covered) / len(shared), 2)
+    assert len({r["rank"] for r in top}) > 1
