@@ -100,6 +100,12 @@ def _notes(table: PointsTable, order: Sequence[str], lines: Iterable[str | None]
     ]
 
 
+def _tell(notes: Iterable[str], console=err) -> None:
+    """The lines under a table (on stderr when the table went to a CSV file)."""
+    for note in notes:
+        console.print(note, markup=False, soft_wrap=True)
+
+
 def _event(result: TournamentResult, award: Award) -> str:
     t = result.tournament
     played = sum(1 for s in result.standings if s.games)
@@ -127,12 +133,15 @@ def tournament_table_command(
     tournament_id = tournament.removeprefix("tournament/")
     with store(db) as opened:
         known = _tournaments(opened)
+        misnamed = misnamed_streams(opened)
         found = [t for t in known if t.tournament_id == tournament_id]
         if not found:
             listed = ", ".join(t.tournament_id for t in known) or "none"
-            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
+            asked = misnamed.get(f"tournament/{tournament_id}")
+            why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
+            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
         (result,) = results(opened, found, tie_break=order)
-        left_out = _left_out(misnamed_streams(opened), found, claiming=tournament_id)
+        left_out = _left_out(misnamed, found, claiming=tournament_id)
     award = result.award(table)
     notes = _notes(table, order, [table.missing_line(_event(result, award), award)])
     rows = [
@@ -145,6 +154,8 @@ def tournament_table_command(
             csv_file, TOURNAMENT_COLUMNS, [(*r[:-1], _csv_points(r[-1])) for r in rows]
         )
         err.print(f"wrote {count - 1} rows to {escape(str(csv_file))}")
+        if not as_json:
+            _tell(notes)
     if as_json:
         emit_json(
             {
@@ -178,8 +189,7 @@ def tournament_table_command(
             cells = [str(rank), escape(name or player), escape(club or "")]
             shown_table.add_row(*cells, *(str(n) for n in numbers), shown(earned))
         out.print(shown_table)
-        for note in notes:
-            out.print(note, markup=False, soft_wrap=True)
+        _tell(notes, out)
     if as_json or csv_file is None:
         show_left_out(left_out)
     if left_out:
@@ -233,6 +243,8 @@ def season_table_command(
         header += [f"{kind} points" for kind in types] + ["points"]
         count = _write_csv(csv_file, header, (_season_csv(s, ids, types) for s in ranked))
         err.print(f"wrote {count - 1} rows to {escape(str(csv_file))}")
+        if not as_json:
+            _tell(notes)
     if as_json:
         emit_json(
             {
@@ -274,8 +286,7 @@ def season_table_command(
                 shown(s.points),
             )  # fmt: skip
         out.print(shown_table)
-        for note in notes:
-            out.print(note, markup=False, soft_wrap=True)
+        _tell(notes, out)
     if as_json or csv_file is None:
         show_left_out(left_out)
     if left_out:

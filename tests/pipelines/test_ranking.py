@@ -149,7 +149,9 @@ def test_a_fourteen_player_tournament_takes_the_value_14_scale_in_json_csv_duckd
     assert all(r["club"] for r in rows)
 
     out = tmp_path / "table.csv"
-    _invoke([*args, "--csv", str(out)])
+    written = _invoke([*args, "--csv", str(out)])
+    assert written.stdout == "" and "wrote 14 rows" in written.stderr
+    assert "Equal totals share the place" in written.stderr
     with out.open(encoding="utf-8", newline="") as f:
         read = list(csv.DictReader(f))
     assert [(int(r["rank"]), r["player_id"], r["name"], float(r["points"])) for r in read] == [
@@ -265,3 +267,13 @@ def test_a_tie_break_order_separates_the_tied_players_for_places_and_points(four
         covered = range(r["rank"], r["rank"] + len(shared))
         assert r["points"] == round(sum(points[p] for p in covered) / len(shared), 2)
     assert len({r["rank"] for r in top}) > 1
+
+
+def test_a_csv_target_that_is_a_directory_and_a_repeated_criterion_are_refused(
+    game_ledger, tmp_path
+):
+    args = ["season", "table", "--db", game_ledger]
+    refused = _invoke([*args, "--csv", str(tmp_path)], code=2)
+    assert "is a directory" in refused.stderr and "--csv" in refused.stderr
+    twice = _invoke([*args, "--tie-break", "solos,solos"], code=2)
+    assert "names a criterion twice" in twice.stderr
