@@ -139,6 +139,8 @@ class PointsTable:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], where: str) -> PointsTable:
+        """The table of a TOML document read from `where`, or a RankingError naming the rule
+        it breaks."""
         scales = data.get("scales")
         if not isinstance(scales, Mapping) or not scales:
             raise RankingError(
@@ -148,9 +150,7 @@ class PointsTable:
         read: dict[int, tuple[int, ...]] = {}
         for key, points in scales.items():
             value = _value(key, where)
-            points = points if isinstance(points, list) else [None]
-            whole = all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in points)
-            if not isinstance(points, list) or not points or not whole:
+            if not isinstance(points, list) or not points or not all(map(_whole, points)):
                 raise RankingError(
                     f"the points table {where}: the value-{value} scale must be a list of whole "
                     "numbers >= 0, the winner's first"
@@ -172,6 +172,10 @@ class PointsTable:
     def missing_values(self) -> list[int]:
         """The event values 10-100 this table has no scale for."""
         return [v for v in range(LOWEST_VALUE, HIGHEST_VALUE + 1) if v not in self.scales]
+
+
+def _whole(points: object) -> bool:
+    return isinstance(points, int) and not isinstance(points, bool) and points >= 0
 
 
 def _value(key: object, where: str) -> int:
