@@ -212,7 +212,7 @@ def season_table_command(
     as_json: JsonOption = False,
 ) -> None:
     """The season's table: each player's place and points in every tournament, the points
-    by event type and overall.
+    by event type and overall (`--csv` and `--json` add the id and club).
 
     Each tournament's places are converted by the ranking system: an event's value is its
     players (10 to 100), each value its own scale; tied players share the average."""
@@ -268,23 +268,20 @@ def season_table_command(
         )
     elif csv_file is None:
         shown_table = Table(title=f"Season {escape(chosen)}: ranking table")
-        shown_table.add_column("#", justify="right")
-        shown_table.add_column("player", no_wrap=True)
-        shown_table.add_column("club")
+        shown_table.add_column("#", justify="right", min_width=2)
+        shown_table.add_column("player")
         for r in played:
-            shown_table.add_column(escape(r.tournament.place or r.tournament.name), justify="right")
+            place = escape(r.tournament.place or r.tournament.name)
+            shown_table.add_column(place, justify="right")
         for kind in types:
             shown_table.add_column(escape(kind), justify="right")
-        shown_table.add_column("points", justify="right", style="bold")
+        shown_table.add_column("points", justify="right", style="bold", min_width=6)
         for s in ranked:
             by = {t: (place, n) for t, place, n in s.tournaments}
             kinds = dict(s.by_type)
             cells = [f"{shown(by[t][1])} ({by[t][0]})" if t in by else "" for t in ids]
             cells += [shown(kinds[k]) if k in kinds else "" for k in types]
-            shown_table.add_row(
-                str(s.rank), escape(s.name or s.player_id), escape(s.club or ""), *cells,
-                shown(s.points),
-            )  # fmt: skip
+            shown_table.add_row(str(s.rank), escape(s.name or s.player_id), *cells, shown(s.points))
         out.print(shown_table)
         _tell(notes, out)
     if as_json or csv_file is None:
