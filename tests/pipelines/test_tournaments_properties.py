@@ -6,6 +6,7 @@ the average."""
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -73,4 +74,24 @@ def test_standings_add_game_totals_and_ties_share_the_place(games):
     season = season_standings([TournamentResult(tournament, ranked)], table)
     award = table.award([(s.player_id, s.rank) for s in ranked if s.games])
     assert {s.player_id: s.points for s in season} == {p: n or 0 for p, n in award.points.items()}
-    assert sum(n or 0 for n in award.points.values()) <= 100 + 60 + 40 + 20
+
+
+COMPLETE = PointsTable("t", {v: tuple(range(7 * v, 0, -7)) for v in range(10, 101)}, "t")
+"""A complete scale for every value: place p of a value-v event earns 7 * (v - p + 1)."""
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=40))
+def test_tied_players_share_the_points_of_the_places_they_cover_and_none_is_lost(groups):
+    """Any standings of tie groups (sizes given): every player of a group gets the same
+    points, and the groups together earn, to the rounding, exactly the points of the places
+    they cover, on the scale of the event's value."""
+    places, seen = [], 0
+    for size in groups:
+        places += [(f"p{seen + i}", seen + 1) for i in range(size)]
+        seen += size
+    award = COMPLETE.award(places)
+    assert award.value == min(max(seen, 10), 100)
+    covered = sum(COMPLETE.scales[award.value][:seen])
+    assert abs(sum(award.points.values()) - covered) <= Decimal("0.005") * seen
+    for _, rank in places:
+        assert len({award.points[p] for p, r in places if r == rank}) == 1
