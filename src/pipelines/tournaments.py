@@ -370,6 +370,11 @@ def results(
     """Each tournament with its standings: its games replayed from the ledger, or with
     `recomputed` read from the read models (fast; as fresh as the last recompute; no
     tie-break by tops or best round)."""
+    if recomputed and set(tie_break) - {"solos"}:
+        raise TournamentError(
+            "the read models keep no tops nor round scores: break ties by them on the games "
+            "replayed (recomputed=False)"
+        )
     source = recomputed_standings if recomputed else game_standings
     found = []
     for t in tournaments:
