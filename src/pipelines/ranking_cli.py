@@ -48,8 +48,6 @@ from pipelines.tournaments import (
     tie_break_order,
 )
 
-__all__ = ["season_app", "tournament_app"]
-
 TieBreakOption = Annotated[
     str | None,
     typer.Option(

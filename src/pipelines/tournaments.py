@@ -51,8 +51,6 @@ from pipelines import readmodels as rm
 from pipelines.game_service import load_game
 from pipelines.ranking import Award, PointsTable
 
-__all__ = ["PointsTable"]  # re-exported: the ranking system's table, `pipelines.ranking`
-
 
 class TournamentError(ValueError):
     """A tournament stream or a tie-break order that cannot be used; the message says why."""
