@@ -50,12 +50,13 @@ SUB_APPS: dict[str, tuple[str, str]] = {
     "db": ("pipelines.ledger_cli:db_app", "The ledger's database."),
     "lexicon": ("pipelines.lexicon_cli:lexicon_app", "Word lists."),
     "keys": ("pipelines.proofs_offline:keys_app", "The federation's signing keys."),
+    # Tournament and season apps with their tables added (pipelines.ranking_cli).
     "tournament": (
-        "pipelines.tournament_cli:tournament_app",
+        "pipelines.ranking_cli:tournament_app",
         "Tournaments: standings across their games.",
     ),
     "season": (
-        "pipelines.tournament_cli:season_app",
+        "pipelines.ranking_cli:season_app",
         "Seasons: ranking points over their tournaments.",
     ),
 }

@@ -4,10 +4,12 @@ In a new folder (`./arbitru-demo-N`, or `--dir`, which must be new or empty) it 
 SQLite ledger, imports the sample season shipped with Arbitru (`pipelines/data/
 sample-season.jsonl`, made by `arbitru simulate`) as a restore (every hash must come out the
 same), verifies the hash chain, recomputes the read models (`pipelines.recompute`), prints the
-season's standings from them, writes the Parquet export (`pipelines.parquet_export`), draws
-the final board of the season's last game as SVG, and ends by saying where everything is and
-which commands to try next. Nothing outside the folder is written, except the word list's
-cache under ARBITRU_HOME, built on first use.
+season's standings from them (ranked by the demo's own made-up value-12 scale, copied into
+the folder as demo-ranking-points.toml: the federation's is not published), writes the
+Parquet export (`pipelines.parquet_export`), draws the final board of the season's last game
+as SVG, and ends by saying where everything is and which commands to try next. Nothing
+outside the folder is written, except the word list's cache under ARBITRU_HOME, built on
+first use.
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ from pipelines.game_records import check_payload
 from pipelines.game_service import load_game
 from pipelines.game_views import err, out, write_svg
 from pipelines.inputs import fail
+from pipelines.output_file import output_target, write_whole
 from pipelines.parquet_export import export_parquet
+from pipelines.ranking import DEMO_POINTS_FILE, PointsTable
 from pipelines.recompute import Selection, plan, recompute
 from pipelines.tournament_cli import show_season
 from pipelines.tournaments import (
-    PointsTable,
     TournamentResult,
     read_tournaments,
     results,
@@ -152,7 +155,8 @@ def demo_command(
         tournaments = read_tournaments(opened)
         season = seasons(tournaments)[-1]
         replayed = results(opened, [t for t in tournaments if t.season == season], recomputed=True)
-        table = PointsTable.load()
+        points_file = _demo_points(target)
+        table = PointsTable.load(points_file)
         export = target / "export"
         with _step("writing the Parquet export"):
             export_parquet(opened, export, points=table)
@@ -173,8 +177,18 @@ def demo_command(
         last_game,
         replayed,
         variants,
+        points_file,
     )
     out.print(f"\n(the demo took {time.monotonic() - started:.1f} s)")
+
+
+def _demo_points(target: Path) -> Path:
+    """The demo's own value-12 scale (the federation's is not published), copied into the
+    folder so that the commands it suggests can name it."""
+    path = target / "demo-ranking-points.toml"
+    text = resources.files("pipelines.data").joinpath(DEMO_POINTS_FILE).read_bytes()
+    write_whole([text], path, output_target(path))
+    return path
 
 
 def _draw_final_board(opened: EventStore, replayed: tuple[TournamentResult, ...], svg: Path) -> str:
@@ -209,10 +223,18 @@ def _next_steps(
     game_id: str,
     replayed: tuple[TournamentResult, ...],
     variants: dict[str, str],
+    points_file: Path,
 ) -> None:
     first = replayed[0].tournament
+    points = escape(str(points_file))
     tries = [
         (f"arbitru tournament standings {first.tournament_id}", "a tournament's standings"),
+        (
+            f"arbitru tournament table {first.tournament_id} --tie-break solos,tops --points "
+            f"{points}",
+            "its ranking table, ties broken",
+        ),
+        (f"arbitru season table --points {points}", "the season's ranking table"),
         (f"arbitru game replay {game_id} --round 5", "the board after round 5"),
         (f"arbitru game results {game_id} --round 5", "every score of round 5 explained"),
         (f"arbitru game standings {game_id}", "a game's standings"),
@@ -225,7 +247,7 @@ def _next_steps(
                       "anticipation: a player's own board"))  # fmt: skip
     tries += [
         ("arbitru ledger verify", "check the hash chain again"),
-        ("arbitru season standings --points FILE", "another ranking-points table"),
+        ("arbitru season table", "the federation's scales: no value-12 scale yet, no points"),
     ]
     standings = export / "standings" / "**" / "*.parquet"
     sql = (

@@ -21,7 +21,7 @@ from pipelines.game_views import err
 from pipelines.game_views import out as console
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.parquet_export import Export, ExportError, export_parquet
-from pipelines.tournaments import PointsTable, TournamentError
+from pipelines.ranking import PointsTable, RankingError
 
 
 def export_command(
@@ -37,8 +37,8 @@ def export_command(
         Path | None,
         typer.Option(
             "--points",
-            help="A TOML table of ranking points by place for the tournament standings "
-            "(default: the federation's table shipped with Arbitru).",
+            help="A TOML file of ranking scales (value -> points by place) for the tournament "
+            "standings (default: the federation's published scales shipped with Arbitru).",
         ),
     ] = None,
     skip_verify: Annotated[
@@ -60,7 +60,7 @@ def export_command(
     names another id (an older ledger) is left out and named: exit 1."""
     try:
         table = PointsTable.load(points)
-    except TournamentError as exc:
+    except RankingError as exc:
         fail(str(exc))
     if skip_verify:
         err.print(

@@ -10,7 +10,8 @@ left out, so that the tables, the manifest and each file's metadata describe the
 Game rows come from the read models when they are fresh, else from the games replayed
 (`pipelines.export_rows`: the same rows either way); tournament standings are summed from the
 game standings (`pipelines.tournaments`), with the share of the tournament's tops and the
-federation's ranking points for the place.
+federation's ranking points for the place (`pipelines.ranking`: the event's value, its scale,
+tied players sharing the average; null when not known).
 
 The same ledger gives the same bytes: rows in a fixed order (seasons by name, then rows by
 tournament, game, round and player), fixed writer options and row groups
@@ -62,9 +63,16 @@ from pipelines.parquet_files import (
     write_events,
     write_table,
 )
+from pipelines.ranking import as_number
 from pipelines.season_rows import COLUMNS, StandingRow
 from pipelines.stream_names import Misnamed, misnamed_streams
-from pipelines.tournaments import PointsTable, Tournament, fold_tournament, tournament_standings
+from pipelines.tournaments import (
+    PointsTable,
+    Tournament,
+    TournamentResult,
+    fold_tournament,
+    tournament_standings,
+)
 
 _NO_FACTS = GameFacts(None, None, None, None, None)
 
@@ -293,6 +301,7 @@ def _tournament_places(
         for s in by_game[game_id]:
             rounds[s.player_id] = rounds.get(s.player_id, 0) + s.rounds
     places = tournament_standings(tournament, {g: by_game[g] for g in played})
+    award = TournamentResult(tournament, places).award(points)
     ordered = sorted(places, key=lambda p: (p.rank, p.player_id))
     return [
         {
@@ -301,7 +310,7 @@ def _tournament_places(
             "total": p.total,
             "pct_of_top": pct_of(p.total, top_total),
             "solos": p.solos, "rounds": rounds.get(p.player_id, 0), "games": p.games,
-            "ranking_points": points.points_for(p.rank) if p.games else None,
+            "ranking_points": as_number(award.points[p.player_id]) if p.games else None,
         }
         for p in ordered
     ]  # fmt: skip
@@ -381,7 +390,6 @@ def _manifest(
         "left_out": [m.to_dict() for m in misnamed.values()],
         "ranking_points": {
             "name": points.name,
-            "points": list(points.points),
-            "beyond": points.beyond,
+            "scales": {str(value): list(scale) for value, scale in points.scales.items()},
         },
     }

@@ -19,7 +19,7 @@ from types import MappingProxyType
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The layout of the export's tables and MANIFEST.json."""
 
 PARTITION_COLUMN = "season"
@@ -91,10 +91,11 @@ STANDINGS = _schema(
     ("solos", _COUNT, False),
     ("rounds", _COUNT, False),
     ("games", _COUNT, False),
-    ("ranking_points", _COUNT, True),
+    ("ranking_points", pa.float64(), True),
 )
 """One row per player per game (`level` = `game`) and per tournament (`tournament`, where
-`game_id` and `variant` are null and `ranking_points` is the federation's table applied)."""
+`game_id` and `variant` are null and `ranking_points` is the federation's ranking system applied:
+to the hundredth, tied players sharing the average; null when the event's value has no scale)."""
 
 EVENTS = _schema(
     ("seq", _POSITION, False),

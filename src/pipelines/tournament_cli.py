@@ -26,6 +26,7 @@ from pipelines.game_views import err, out
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.limits import escaped as escape
 from pipelines.output_file import output_target, write_whole
+from pipelines.ranking import RankingError, as_number, shown
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.stream_names import Misnamed, misnamed_streams
 from pipelines.tournaments import (
@@ -52,8 +53,9 @@ PointsOption = Annotated[
     Path | None,
     typer.Option(
         "--points",
-        help="A TOML table of ranking points by place (keys `points`, `beyond`, `name`); "
-        "default: the federation's table shipped with Arbitru.",
+        help="A TOML file of ranking scales (`name`, and under [scales] one line per event "
+        "value 10-100: the points of places 1, 2, 3, ...); default: the federation's "
+        "published scales shipped with Arbitru.",
     ),
 ]
 
@@ -111,8 +113,8 @@ def season_standings_command(
 ) -> None:
     """Players ranked by ranking points summed over the season's tournaments.
 
-    Each tournament place is converted by the points table (ties share the place and its
-    points)."""
+    Each tournament place is converted by the ranking system: an event's value is its
+    players (10 to 100), each value its own scale; tied players share the average."""
     table = points_table(points)
     with store(db) as opened:
         known = _tournaments(opened)
@@ -122,17 +124,19 @@ def season_standings_command(
         of_season = [t for t in known if t.season == chosen]
         if not of_season:
             fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
-        found = results(opened, of_season)
-        ranked = season_standings(found, table)
-        altered = _altered(opened, found)
+        played = results(opened, of_season)
+        ranked = season_standings(played, table)
+        altered = _altered(opened, played)
         left_out = _left_out(misnamed_streams(opened), of_season)
+    missing = [table.missing_line(_event_name(r), r.award(table)) for r in played]
+    missing = [line for line in missing if line]
     with view_of(altered):
         if as_json:
             emit_json(
                 {
                     "season": chosen,
-                    "points_table": {"name": table.name, "points": list(table.points),
-                                     "beyond": table.beyond},
+                    "points_table": {"name": table.name, "values": list(table.scales)},
+                    "missing": missing,
                     "tournaments": [t.tournament_id for t in of_season],
                     "standings": [_season_json(s) for s in ranked],
                     "left_out": [m.to_dict() for m in left_out],
@@ -141,6 +145,8 @@ def season_standings_command(
             )  # fmt: skip
         else:
             show_season(chosen, of_season, ranked, table)
+            for line in missing:
+                out.print(line, markup=False, soft_wrap=True)
             show_left_out(left_out)
     if left_out:
         raise typer.Exit(1)
@@ -162,8 +168,14 @@ def points_table(path: Path | None) -> PointsTable:
     """The points table asked for, or a clear error."""
     try:
         return PointsTable.load(path)
-    except TournamentError as exc:
+    except RankingError as exc:
         fail(str(exc))
+
+
+def _event_name(result: TournamentResult) -> str:
+    """A tournament as the line about its missing points names it."""
+    played = sum(1 for s in result.standings if s.games)
+    return f"{result.tournament.tournament_id} ({played} players)"
 
 
 def _tournaments(opened: EventStore) -> tuple[Tournament, ...]:
@@ -207,8 +219,10 @@ def _tournament_json(t: Tournament) -> dict[str, Any]:
 
 def _season_json(s: SeasonStanding) -> dict[str, Any]:
     return {
-        "rank": s.rank, "player_id": s.player_id, "name": s.name, "points": s.points,
-        "tournaments": [{"tournament_id": t, "place": p, "points": n} for t, p, n in s.tournaments],
+        "rank": s.rank, "player_id": s.player_id, "name": s.name,
+        "points": as_number(s.points),
+        "tournaments": [{"tournament_id": t, "place": p, "points": as_number(n)}
+                        for t, p, n in s.tournaments],
     }  # fmt: skip
 
 
@@ -246,12 +260,12 @@ def show_season(
     for s in ranked:
         by_tournament = {t: (place, n) for t, place, n in s.tournaments}
         cells = [
-            f"{by_tournament[t.tournament_id][1]} ({by_tournament[t.tournament_id][0]})"
+            f"{shown(by_tournament[t.tournament_id][1])} ({by_tournament[t.tournament_id][0]})"
             if t.tournament_id in by_tournament
             else "-"
             for t in tournaments
         ]
-        table.add_row(str(s.rank), escape(s.name or s.player_id), *cells, str(s.points))
+        table.add_row(str(s.rank), escape(s.name or s.player_id), *cells, shown(s.points))
     out.print(table)
 
 

@@ -57,10 +57,11 @@ def test_the_demo_ledger_verifies_and_its_standings_are_those_printed(demo):
     verified = runner.invoke(app, ["ledger", "verify", "--db", db, "--json"])
     assert verified.exit_code == 0, verified.output
     assert json.loads(verified.stdout)["ok"] is True
-    season = runner.invoke(app, ["season", "standings", "--db", db, "--json"])
+    points = str(folder / "demo-ranking-points.toml")
+    season = runner.invoke(app, ["season", "standings", "--db", db, "--points", points, "--json"])
     assert season.exit_code == 0, season.output
     standings = json.loads(season.stdout)["standings"]
-    assert "Season 2026" in done.stdout
+    assert "Season 2026" in done.stdout and "the demo's made-up value-12 scale" in done.stdout
     for row in standings[:3]:
         assert row["name"] in done.stdout
         assert str(row["points"]) in done.stdout
@@ -120,8 +121,10 @@ def test_the_duckdb_query_the_demo_prints_gives_the_season_standings(demo):
         check=True,
     ).stdout
     season = runner.invoke(
-        app, ["season", "standings", "--db", f"sqlite:///{folder / 'ledger.db'}", "--json"]
-    )
+        app,
+        ["season", "standings", "--db", f"sqlite:///{folder / 'ledger.db'}",
+         "--points", str(folder / "demo-ranking-points.toml"), "--json"],
+    )  # fmt: skip
     for player in json.loads(season.stdout)["standings"][:5]:
         assert any(
             player["player_id"] in row and str(player["points"]) in row

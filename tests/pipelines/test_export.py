@@ -104,7 +104,7 @@ def test_tournament_standings_of_a_one_game_tournament_follow_the_game(
         (s["rank"], s["player_id"], s["total"]) for s in standings
     ]
     assert all(r["tournament_id"] == TOURNAMENT and r["game_id"] is None for r in tournament)
-    assert tournament[0]["ranking_points"] == 1000
+    assert tournament[0]["ranking_points"] == 606  # 14 players: the value-14 scale
     assert tournament[0]["pct_of_top"] == standings[0]["pct_of_top"]
 
 

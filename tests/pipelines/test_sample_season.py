@@ -21,6 +21,7 @@ from engine.games.projections import round_results
 from ledger import EventStore
 from pipelines.game_service import load_game
 from pipelines.lexicons import default_sha256, load_dictionary
+from pipelines.ranking import DEMO_POINTS_FILE, PointsTable
 from pipelines.simulate_season import SEASON_VARIANTS
 from pipelines.tournaments import read_tournaments
 
@@ -145,15 +146,28 @@ def test_the_sample_season_is_played_with_words_of_the_default_list(sample):
     assert counted > 2000
 
 
-def test_the_sample_season_standings_are_the_expected_ones(sample):
+def test_the_sample_season_places_are_the_expected_ones_and_its_value_12_has_no_scale(sample):
+    """Its tournaments have 12 players (value 12), which the federation's published scales
+    leave out: no points and a line for each; the demo's own value-12 scale ranks it."""
     shown = cli("season", "standings", "--db", sample, "--json")
     assert shown["tournaments"] == list(TOURNAMENTS)
-    got = [
-        (s["rank"], s["player_id"], s["points"],
-         [(t["tournament_id"][:4], t["place"]) for t in s["tournaments"]])
+    places = {
+        s["player_id"]: [(t["tournament_id"][:4], t["place"]) for t in s["tournaments"]]
         for s in shown["standings"]
-    ]  # fmt: skip
-    assert got == EXPECTED_SEASON
+    }
+    assert places == {player: played for _, player, _, played in EXPECTED_SEASON}
+    assert {s["points"] for s in shown["standings"]} == {0}
+    assert len(shown["missing"]) == len(TOURNAMENTS)
+    assert all("no scale for value 12" in line for line in shown["missing"])
+
+    demo = resources.files("pipelines.data").joinpath(DEMO_POINTS_FILE)
+    with resources.as_file(demo) as points:
+        ranked = cli("season", "standings", "--db", sample, "--points", str(points), "--json")
+    scale = PointsTable.load(shipped=DEMO_POINTS_FILE).scales[12]
+    assert not ranked["missing"]
+    got = {s["player_id"]: s["points"] for s in ranked["standings"]}
+    assert got == {p: sum(scale[place - 1] for _, place in played) for p, played in places.items()}
+    assert [s["points"] for s in ranked["standings"]] == sorted(got.values(), reverse=True)
 
 
 def test_the_export_holds_every_variant_and_its_totals_are_the_game_standings(sample, exported):
