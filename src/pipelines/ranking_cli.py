@@ -171,6 +171,7 @@ def tournament_table_command(
                         for r in rows
                     ],
                     "left_out": [m.to_dict() for m in left_out],
+                    "ledger_altered": altered,
                 },
                 sort_keys=False,
             )
@@ -266,6 +267,7 @@ def season_table_command(
                     "notes": notes,
                     "standings": [season_json(s) for s in ranked],
                     "left_out": [m.to_dict() for m in left_out],
+                    "ledger_altered": altered,
                 },
                 sort_keys=False,
             )

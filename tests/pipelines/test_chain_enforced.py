@@ -101,6 +101,7 @@ def test_an_altered_ledger_refuses_appends_and_every_view_says_so_first(
         ("game", "table", GAME),
         ("game", "replay", GAME, "--round", "1"),
         ("tournament", "standings", "cupa-bucuresti-2026"),
+        ("tournament", "table", "cupa-bucuresti-2026"),
     ):
         as_json = _run(*view, "--db", db_url, "--json")
         assert as_json.exit_code == 1, (view, as_json.output)
