@@ -49,7 +49,7 @@ def checked_arrivals(
     for command in commands:
         slip = isinstance(command, Submit | DeclareReplacement)
         rnd = game.state.round(command.round) if slip else None
-        if rnd is None:  # not a slip, or a round not drawn: the rules say so
+        if rnd is None or rnd.closed:  # not a slip, or a round the rules refuse slips for
             checked.append(command)
             continue
         where = f"{command.source}: " if command.source else ""

@@ -128,3 +128,14 @@ def test_an_anticipation_replacement_takes_the_same_checks(db_url: str) -> None:
     on_time = ("--received-at", _at(-timedelta(minutes=11)))
     arbiter.ok("replace", "an1", "--player", "ana", "--text", "-B+Bo", *on_time)
     arbiter.ok("replace", "an1", "--player", "bob", "--text", "-B+Bo", "--late")
+
+
+def test_a_slip_for_a_closed_round_is_refused_for_the_round_not_its_time(
+    arbiter: Arbiter,
+) -> None:
+    _drawn(arbiter, -timedelta(minutes=10))
+    arbiter.ok("close-round", "hd1")
+    said = arbiter.refused(
+        1, "submit", "hd1", "--round", "1", "--player", "ana", "--text", "H8: VARA"
+    )
+    assert "round 1 is closed" in said and "--received-at" not in said
