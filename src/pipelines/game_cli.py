@@ -27,6 +27,7 @@ from pipelines.game_common import (
     ActorOption,
     DryRunOption,
     GameArg,
+    LateOption,
     PartOption,
     RoundOption,
     SourceOption,
@@ -302,10 +303,11 @@ def submit_command(
         str | None,
         typer.Option(
             "--received-at",
-            help="When it arrived (ISO 8601; default: now). With --file, for lines without "
-            "their own time.",
+            help="When it was handed in (ISO 8601; default: now, refused once the deadline "
+            "has passed). With --file, for lines without their own time.",
         ),
     ] = None,
+    late: LateOption = False,
     source: SourceOption = None,
     round_number: RoundOption = None,
     db: DbOption = DEFAULT_URL,
@@ -363,7 +365,9 @@ def submit_command(
                 actor=who,
             )
         ]
-    run_in_round(db, game, *slips, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    run_in_round(
+        db, game, *slips, round_number=round_number, dry_run=dry_run, as_json=as_json, late=late
+    )
 
 
 def close_round_command(

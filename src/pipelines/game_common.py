@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import Annotated
 
 import sqlalchemy as sa
@@ -37,6 +38,7 @@ from pipelines.game_service import (
     vouched,
 )
 from pipelines.inputs import fail
+from pipelines.slip_times import checked_arrivals
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
 DryRunOption = Annotated[
@@ -92,6 +94,14 @@ PartOption = Annotated[
     int, typer.Option("--part", min=1, help="Which submission of a last round (1, 2, ...).")
 ]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (recorded with the decision).")]
+LateOption = Annotated[
+    bool,
+    typer.Option(
+        "--late",
+        help="Record a slip given no --received-at as arriving now, after the round's deadline "
+        "(late: it scores 0); without it such a slip is refused.",
+    ),
+]
 _HINTS = {
     "unknown_player": "add the player with `arbitru game join GAME --player ID[:Name]`, or "
     "check the id",
@@ -309,9 +319,12 @@ def run_in_round(
     round_number: int | None,
     dry_run: bool,
     as_json: bool,
+    late: bool | None = None,
 ) -> None:
     """`run` for commands about one round, each made given `round=`: round `round_number`,
-    else the current round, found on the one read of the game that decides them (`execute`)."""
+    else the current round, found on the one read of the game that decides them (`execute`).
+    For slips, `late` (--late) is given, and their received times are checked on that read
+    (`pipelines.slip_times`)."""
 
     def about(number: int) -> list[cmd.Command]:
         return [make(round=number) for make in commands]
@@ -319,7 +332,13 @@ def run_in_round(
     made: Commands = (
         about(round_number) if round_number is not None else lambda now: about(round_of(now, None))
     )
+    if late is not None:
+        made = partial(_slips, made, late)
     run(db, game, made, dry_run=dry_run, as_json=as_json)
+
+
+def _slips(made: Commands, late: bool, now: Game) -> list[cmd.Command]:
+    return checked_arrivals(now, made(now) if callable(made) else made, late=late)
 
 
 def round_of(game: Game, given: int | None, *, drawing: bool = False) -> int:

@@ -16,6 +16,7 @@ from pipelines.game_common import (
     ActorOption,
     DryRunOption,
     GameArg,
+    LateOption,
     PlayerOption,
     RoundOption,
     SourceOption,
@@ -35,8 +36,13 @@ def replace_command(
     ],
     received_at: Annotated[
         str | None,
-        typer.Option("--received-at", help="When the slip arrived (ISO 8601; default: now)."),
+        typer.Option(
+            "--received-at",
+            help="When the slip was handed in (ISO 8601; default: now, refused once the "
+            "deadline has passed).",
+        ),
     ] = None,
+    late: LateOption = False,
     source: SourceOption = None,
     round_number: RoundOption = None,
     db: DbOption = DEFAULT_URL,
@@ -53,4 +59,6 @@ def replace_command(
         source=source,
         actor=actor_of(actor),
     )
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    run_in_round(
+        db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json, late=late
+    )

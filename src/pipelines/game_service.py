@@ -2,10 +2,15 @@
 arbiter's command, append the new events at the version the decision was taken on.
 
 Every `arbitru game` command goes through `execute`; the views read through `load_game`.
-Appends use optimistic concurrency: when another terminal wrote to the game between our read
-and our append, the ledger refuses with `VersionConflict`, and the command is decided again on
-the fresh state (it may then be refused, with the rules' reason). A dry run decides and folds in
-memory and writes nothing.
+Appends are optimistic first: the game is read and the command decided without any lock, and
+appended at the version read. When another terminal wrote to the game in between, the ledger
+refuses with `VersionConflict`, and the command is decided again under the ledger's append
+lock: the game read again, decided on that fresh state (it may then be refused, with the rules'
+reason) and appended in the same write transaction, where no other terminal can write first.
+So a command is decided at most twice and never gives up: fifty terminals typing slips at a
+deadline all record, one after another, where retrying without the lock left most of them
+beaten again and again (the first read has already loaded the word list, so the lock is held
+only to fold and decide). A dry run decides and folds in memory and writes nothing.
 
 A game is judged with the ruleset, settings and dictionary its `GameCreated` names; the
 dictionary is found by its SHA-256 among the lists registered on this machine
@@ -44,9 +49,6 @@ from pipelines.lexicons import LexiconSpecError, load_dictionary
 from pipelines.lexicons import resolve as resolve_list
 from pipelines.limits import event_problem
 from pipelines.stream_names import claimants
-
-RETRIES = 5
-"""How many times a command is decided again after another terminal wrote first."""
 
 PLAYABLE_VARIANTS = ("duplicate", "completiv", "anticipation")
 """The variants whose rules exist; games of the others cannot be created yet."""
@@ -344,12 +346,11 @@ def execute(
     commands: Commands,
     *,
     dry_run: bool = False,
-    retries: int = RETRIES,
 ) -> Outcome:
     """Decide `commands` on the game's current state and append their events, all or none, at
-    the version read. On a conflict the game is read again and the commands decided again, up
-    to `retries` times. A dry run decides and folds only; it alone may be given no store (a
-    ledger not created yet).
+    the version read. On a conflict the game is read again and the commands decided again
+    under the append lock, once (see the module docstring). A dry run decides and folds only;
+    it alone may be given no store (a ledger not created yet).
 
     A function of the game is called once, on the first read, so that the game is read and
     folded once: a retry decides the same commands again. The round the arbiter meant stays
@@ -358,44 +359,48 @@ def execute(
     a game to create is given as commands."""
     made = None if callable(commands) else [_stamped(c) for c in commands]
     creating = made is not None and any(isinstance(c, CreateGame) for c in made)
-    conflicts = 0
-    while True:
-        loaded = load_game(store, game, must_exist=not creating)
-        if loaded.altered is not None and store is not None:
-            raise LedgerAltered(loaded.altered)
-        if made is None:
-            made = [_stamped(c) for c in commands(loaded)]
-        try:
-            events, after = decide_all(loaded, made)
-        except GameRuleError as exc:
-            raise _refused(exc, loaded.stream, conflicts) from exc
-        if loaded.version == 0 and events:
-            _check_opening(store, loaded.stream, events[0])
-        if dry_run or not events or store is None:
-            return Outcome(
-                loaded.stream, loaded.state, after, tuple(events), (), conflicts, dry_run
+    loaded = _loaded(store, game, creating)
+    if made is None:
+        made = [_stamped(c) for c in commands(loaded)]
+    events, after = _decided(store, loaded, made, 0)
+    if dry_run or not events or store is None:
+        return Outcome(loaded.stream, loaded.state, after, tuple(events), (), 0, dry_run)
+    try:
+        recorded = store.append(loaded.stream, events, expected_version=loaded.version)
+    except VersionConflict:
+        with store.writer() as writer:  # the append lock: nobody writes until this commits
+            loaded = _loaded(store, game, creating)
+            events, after = _decided(store, loaded, made, 1)
+            recorded = (
+                writer.append(loaded.stream, events, expected_version=loaded.version)
+                if events
+                else []
             )
-        try:
-            recorded = store.append(loaded.stream, events, expected_version=loaded.version)
-        except VersionConflict as exc:
-            conflicts += 1
-            if conflicts > retries:
-                raise CommandRefused(
-                    f"{loaded.stream} kept changing under this command ({conflicts} "
-                    "conflicts with other terminals): nothing was written; run it again",
-                    "conflict",
-                    conflicts,
-                ) from exc
-            continue
-        return Outcome(
-            loaded.stream,
-            loaded.state,
-            after,
-            tuple(events),
-            tuple(recorded),
-            conflicts,
-            False,
-        )
+        return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 1, False)
+    return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 0, False)
+
+
+def _loaded(store: EventStore | None, game: str, creating: bool) -> Game:
+    """The game as a command is decided on; `LedgerAltered` when its own events no longer
+    give their hashes: nothing is appended onto a broken chain."""
+    loaded = load_game(store, game, must_exist=not creating)
+    if loaded.altered is not None and store is not None:
+        raise LedgerAltered(loaded.altered)
+    return loaded
+
+
+def _decided(
+    store: EventStore | None, loaded: Game, made: Sequence[Command], conflicts: int
+) -> tuple[list[NewEvent], GameState]:
+    """The events `made` decide on `loaded` and the state they fold to, a stream's opening
+    event checked to name its own stream (`_check_opening`)."""
+    try:
+        events, after = decide_all(loaded, made)
+    except GameRuleError as exc:
+        raise _refused(exc, loaded.stream, conflicts) from exc
+    if loaded.version == 0 and events:
+        _check_opening(store, loaded.stream, events[0])
+    return events, after
 
 
 def _check_opening(store: EventStore | None, stream: str, opening: NewEvent) -> None:

@@ -26,13 +26,26 @@
 
 Games are read up to the ledger head taken when the plan was made, so that the rows, the
 per-game `last_seq` and the recorded head describe the same snapshot of the ledger.
+
+Workers are as many as the work and the cores can use (`workers_for`), never more, and they
+die with the recompute that started them: a worker whose parent is gone, even killed with
+SIGKILL, holds the database open for nothing. On Linux the kernel kills it at once
+(PR_SET_PDEATHSIG); everywhere, a thread of the worker watches its parent and ends it when
+the parent is gone (`_die_with_parent`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import itertools
 import json
+import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -47,6 +60,7 @@ from ledger.integrity import check_events, check_recent
 from ledger.schema import events as events_table
 from pipelines import readmodels as rm
 from pipelines.game_service import ServiceError, fold
+from pipelines.limits import NUMBERS
 from pipelines.season_rows import TABLES, game_rows
 
 RECOMPUTE_LOCK_KEY = 0x4172626974727533
@@ -59,6 +73,13 @@ GAMES_PER_TASK = 8
 """Games a worker reads in one query and replays per task: a game per task spent more on
 queries and messages between processes than a batch does, and batches this small still share
 the work evenly between the workers and keep the progress bar moving."""
+
+MAX_WORKERS = NUMBERS["workers"].most
+"""More worker processes than this is not a number of cores but a typo: refused
+(`pipelines.limits`)."""
+
+PARENT_WATCH_S = 0.5
+"""How often a worker's watch thread checks that the recompute that started it is alive."""
 
 DELETE_CHUNK = 500
 """Games whose old rows one DELETE removes (`game_id IN (...)`)."""
@@ -214,9 +235,43 @@ def models_moved(connection: sa.Connection) -> bool:
 _worker_store: EventStore | None = None
 
 
-def _open_worker(url: str) -> None:
+def _open_worker(url: str, parent: int | None = None) -> None:
+    """A worker's (or the in-process replay's) ledger; a worker, told its `parent`'s pid,
+    first makes sure it dies with it."""
     global _worker_store
+    if parent is not None:
+        _die_with_parent(parent)
     _worker_store = EventStore(url, upgrade=False)
+
+
+def _kernel_kills_orphans() -> bool:
+    """On Linux, ask the kernel to SIGKILL this process when its parent dies
+    (prctl PR_SET_PDEATHSIG); False where that is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        pr_set_pdeathsig = 1
+        return libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the process `parent` is gone: by the kernel where it can (Linux),
+    and by a daemon thread that checks every PARENT_WATCH_S that this process is still its
+    child (an orphan is handed to another parent). Checked once more after asking the kernel,
+    for a parent that died before the ask."""
+    _kernel_kills_orphans()
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_WATCH_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _replay(source: GameSource, stored: list[RecordedEvent]) -> GameResult:
@@ -268,19 +323,37 @@ def _replay_all(
             assert _worker_store is not None
             _worker_store.close()
         return
-    with ProcessPoolExecutor(workers, initializer=_open_worker, initargs=(url,)) as pool:
+    # Started directly by this process (fork, or spawn where there is no fork), never by a
+    # fork server: the parent a worker watches is then the recompute itself.
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    opening = (url, os.getpid())
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_open_worker, initargs=opening
+    ) as pool:
         rest = (itertools.repeat(up_to_seq), itertools.repeat(verify))
         for results in pool.map(_replay_batch, batches, *rest):
             yield from results
 
 
+def useful_workers(plan: Plan) -> int:
+    """The most processes that can replay the plan at once: one per task (a batch of
+    GAMES_PER_TASK games), at most one per core."""
+    tasks = -(-len(plan.todo) // GAMES_PER_TASK)
+    return max(1, min(os.cpu_count() or 1, tasks))
+
+
 def workers_for(plan: Plan, wanted: int | None = None) -> int:
-    """How many processes replay the plan: one for small jobs, else one per core."""
+    """How many processes replay the plan: one for small jobs, else one per core; `wanted`
+    (--workers) is capped at what is useful (`useful_workers`)."""
     if wanted is not None:
-        return max(1, wanted)
+        if not 1 <= wanted <= MAX_WORKERS:
+            raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, not {wanted}")
+        return min(wanted, useful_workers(plan))
     if plan.events < IN_PROCESS_EVENTS or len(plan.todo) < 2:
         return 1
-    return max(1, min(os.cpu_count() or 1, len(plan.todo)))
+    return useful_workers(plan)
 
 
 def _insert(connection: sa.Connection, table: sa.Table, rows: list[tuple]) -> None:

@@ -7,6 +7,7 @@ simulate, demo) registered beside it.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,8 +22,9 @@ from ledger import EventStore
 from pipelines.game_common import reported, unless_altered
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.ledger_progress import shows_progress
-from pipelines.limits import NUMBERS
 from pipelines.recompute import (
+    GAMES_PER_TASK,
+    MAX_WORKERS,
     GameSource,
     Plan,
     Selection,
@@ -30,6 +32,7 @@ from pipelines.recompute import (
     plan,
     recompute,
     recorded_head,
+    workers_for,
 )
 
 
@@ -86,9 +89,8 @@ def recompute_command(
     workers: Annotated[
         int | None,
         typer.Option(
-            min=1,
-            max=NUMBERS["workers"].most,
-            help="Processes replaying games (default: one per core for large jobs).",
+            help="Processes replaying games (default: one per core for large jobs); at most "
+            f"{MAX_WORKERS}, and capped at one per core and per {GAMES_PER_TASK} games.",
         ),
     ] = None,
     skip_verify: Annotated[
@@ -111,6 +113,8 @@ def recompute_command(
     if rebuild_all and (chosen or follow):
         fail("--rebuild replays every game: give it without --season, --tournament, --game "
              "or --follow")  # fmt: skip
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        fail(f"--workers {workers}: give between 1 and {MAX_WORKERS} (one per core is what helps)")
     selection = Selection(season, tournament, game.removeprefix("game/") if game else None)
     console = Console(stderr=True)
     if skip_verify:
@@ -134,6 +138,8 @@ def recompute_command(
                     f"no {what} in this ledger: check the id and --db (`arbitru game list` "
                     "lists the games); nothing was recomputed"
                 )
+            if workers is not None and work.todo:
+                _say_capped(console, work, workers)
             with _progress(console, work, shows_progress(console, as_json)) as advance:
                 summary = recompute(
                     store, work, workers=workers, on_game=advance, rebuild=rebuild_all,
@@ -149,6 +155,18 @@ def recompute_command(
     _report(summary, before, as_json)
     if summary.problems:
         raise typer.Exit(1)
+
+
+def _say_capped(console: Console, work: Plan, wanted: int) -> None:
+    """A note on stderr when --workers asks for more processes than the work can use."""
+    used = workers_for(work, wanted)
+    if used < wanted:
+        console.print(
+            f"--workers {wanted}: using {used} ({len(work.todo)} game(s) to replay, "
+            f"{GAMES_PER_TASK} a task, {os.cpu_count() or 1} core(s)); more would wait idle",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def _report(summary: Summary, before, as_json: bool) -> None:

@@ -1,7 +1,8 @@
 """`arbitru recompute`: the read models rebuilt from the ledger agree with `game standings`, a
 second run with nothing new does no work, `--follow` replays only the games with new events, a
 run killed midway leaves the previous read models intact, `--rebuild` restores tampered rows,
-and worker processes give the rows one process gives (SQLite and PostgreSQL)."""
+worker processes give the rows one process gives and die with a recompute killed with
+SIGKILL, and --workers is bounded (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from game_cli_helpers import cli
+from game_cli_helpers import cli, runner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger import EventStore, NewEvent
 from pipelines import readmodels as rm
+from pipelines.cli import app
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME, OTHER = "cb26-p1", "cb26-p2"
@@ -285,3 +288,90 @@ def test_following_the_ledger_slice_by_slice_equals_a_rebuild(
         k: v for k, v in rebuilt.items() if k != "read_models"
     }
     assert followed["read_models"][0].seq == rebuilt["read_models"][0].seq == len(lines)
+
+
+_WORKERS_HELD = """
+import os, pathlib, sys, time
+import pipelines.recompute as recompute
+pids, watch_only = pathlib.Path(sys.argv[1]), sys.argv[2] == "watch"
+recompute.GAMES_PER_TASK = 1  # two games: two tasks, two workers
+if watch_only:
+    recompute._kernel_kills_orphans = lambda: False
+def held(batch, up_to_seq):
+    with pids.open("a") as out:
+        out.write(f"{os.getpid()}\\n")
+    time.sleep(600)
+recompute._replay_batch = held
+from pipelines.cli import main
+sys.argv = ["arbitru", "recompute", *sys.argv[3:]]
+main()
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting to be reaped does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def _connections(url: str) -> int:
+    """Sessions open on a PostgreSQL test database (other than the one asking)."""
+    import psycopg
+
+    plain = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain) as connection:
+        return connection.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchone()[0]
+
+
+def _until(condition, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["kernel", "watch"])
+def test_workers_die_with_a_recompute_killed_with_sigkill(
+    season: str, tmp_path: Path, how: str, paused
+) -> None:
+    """`kill -9` of a recompute ends its workers too (by the kernel on Linux, or by their
+    watch thread), and on PostgreSQL none of their connections stays open."""
+    pids = tmp_path / "pids"
+    args = [sys.executable, "-c", _WORKERS_HELD, str(pids), how, "--db", season,
+            "--workers", "2", "--json"]  # fmt: skip
+    with paused(pids, "the workers never started", args, stderr=subprocess.PIPE) as parent:
+        assert _until(lambda: len(pids.read_text().split()) == 2), "only one worker started"
+        workers = [int(pid) for pid in pids.read_text().split()]
+        assert all(_alive(pid) for pid in workers)
+        if season.startswith("postgresql"):
+            assert _connections(season) >= 2
+        parent.kill()
+        parent.wait(timeout=60)
+        assert _until(lambda: not any(_alive(pid) for pid in workers)), "workers outlived it"
+    if season.startswith("postgresql"):
+        assert _until(lambda: _connections(season) == 0), "the workers' connections stayed"
+
+
+@pytest.mark.parametrize("wanted", ["0", "-3", "100000"])
+def test_an_absurd_number_of_workers_is_refused(season: str, wanted: str) -> None:
+    result = cli("recompute", "--db", season, "--workers", wanted, code=2)
+    assert f"--workers {wanted}: give between 1 and 64" in " ".join(result.stderr.split())
+    assert cli("game", "standings", GAME, "--db", season, "--json")  # the ledger is untouched
+
+
+def test_more_workers_than_the_work_can_use_are_capped_and_it_says_so(season: str) -> None:
+    """Two games make one task: --workers 200 replays them in one process, and says why."""
+    result = runner.invoke(app, ["recompute", "--db", season, "--workers", "200", "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["games"] == 2
+    said = " ".join(result.stderr.split())
+    assert said.startswith("--workers 200: using 1 (2 game(s) to replay, 8 a task,"), said
