@@ -61,6 +61,7 @@ from pipelines.game_service import (
     stream_of,
 )
 from pipelines.inputs import DbOption, DictOption, JsonOption, RulesetOption, fail
+from pipelines.slip_times import checked_arrivals
 
 SeedFileOption = Annotated[
     Path | None,
@@ -336,7 +337,7 @@ def submit_command(
             except InputError as exc:
                 fail(str(exc))
             number = round_of(now, round_number)
-            return [
+            slips = [
                 cmd.Submit(
                     player_id=line.player_id,
                     text=line.text,
@@ -347,6 +348,7 @@ def submit_command(
                 )
                 for line in lines
             ]
+            return checked_arrivals(now, slips, late=late)
 
         run(db, game, joined, dry_run=dry_run, as_json=as_json)
         return
