@@ -100,9 +100,9 @@ def test_a_quote_in_a_name_is_doubled_so_the_line_keeps_three_fields(ledger, tmp
     assert all(len(line) == 3 for line in _read(out))
 
 
-def test_nothing_is_written_from_an_altered_ledger(db_url, tmp_path):
-    tampering.signed_ledger(db_url, tmp_path)
-    tampering.payload_edit(db_url, tmp_path)
+@pytest.mark.parametrize("scenario", list(tampering.SCENARIOS))
+def test_nothing_is_written_from_an_altered_ledger(scenario, db_url, tmp_path):
+    tampering.altered_ledger(scenario, db_url, tmp_path)
     out = tmp_path / "cupa.sig"
     result = runner.invoke(
         app, ["tournament", "sigles", TOURNAMENT, "--out", str(out), "--db", db_url]
