@@ -6,9 +6,11 @@ byte for byte."""
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import json
+import os
 from pathlib import Path
 
 import duckdb
@@ -17,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from game_cli_helpers import cli
 
+from pipelines import csv_files
 from pipelines import parquet_schemas as schemas
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
@@ -144,3 +147,27 @@ def test_without_csv_the_export_holds_no_csv_and_its_manifest_says_none(ledger, 
     assert not (out / "csv").exists()
     assert "csv" not in _manifest(out)
     assert summary["csv_files"] == []
+
+
+def test_a_full_disk_while_the_csv_files_are_written_keeps_the_earlier_export_whole(
+    ledger, tmp_path, monkeypatch
+):
+    out = tmp_path / "out"
+    cli("export", "--out", str(out), "--db", ledger, "--json")
+    before = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    written = []
+    original = csv_files._write_one
+
+    def failing(folder, parquet):
+        if written:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / "csv"))
+        written.append(parquet.path)
+        return original(folder, parquet)
+
+    monkeypatch.setattr(csv_files, "_write_one", failing)
+    result = cli("export", "--out", str(out), "--db", ledger, "--csv", "--overwrite", code=3)
+    assert "No space left on device" in result.stderr
+    assert written
+    after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
