@@ -112,6 +112,7 @@ def tournament_sigles_command(
         typer.Option("--out", help="The SIGLES file to write (a new path or an earlier file)."),
     ],
     db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
 ) -> None:
     """Write the tournament's results as a SIGLES file for French-system federations.
 
@@ -153,6 +154,19 @@ def tournament_sigles_command(
             soft_wrap=True,
         )
     count = write_whole(written.lines, out_file, target)
+    if as_json:
+        emit_json(
+            {
+                "tournament_id": tournament_id,
+                "out": str(out_file),
+                "players": count,
+                "encoding": "latin-1",
+                "transliterated": [
+                    {"recorded": a, "written": b} for a, b in written.transliterated
+                ],
+            }
+        )
+        return
     out.print(
         f"wrote {count} player(s) of {tournament_id} to {out_file} (SIGLES, Latin-1)",
         markup=False,

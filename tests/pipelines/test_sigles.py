@@ -65,6 +65,10 @@ def test_romanian_letters_latin1_lacks_are_transliterated_and_reported(ledger, t
     assert "Ioana Brâncuși-Dăscălescu -> Ioana Brâncusi-Dascalescu" in told
     assert "Îlie" not in told  # â and î are Latin-1 letters: nothing to say
     assert "\u00e2".encode("latin-1") in out.read_bytes()
+    summary = cli("tournament", "sigles", TOURNAMENT, "--out", str(out), "--db", ledger, "--json")
+    assert summary["players"] == len(written) and summary["encoding"] == "latin-1"
+    assert {"recorded": "Ștefan Țurcanu", "written": "Stefan Turcanu"} in summary["transliterated"]
+    assert len(summary["transliterated"]) == 3
 
 
 def test_tied_players_share_the_place_on_their_lines(ledger, tmp_path):
