@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime
+from itertools import chain
 from pathlib import Path
-from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipelines.parquet_files import ROW_GROUP_ROWS, ExportedFile
 
 FOLDER = "csv"
 """Where the CSV tree starts, inside the export's folder."""
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+"""How a time (always UTC) is written: as the ledger writes `recorded_at`."""
 
 DIALECT = {
     "encoding": "utf-8",
@@ -36,21 +40,32 @@ DIALECT = {
     "header": True,
     "null": "unquoted empty field",
     "text": "always quoted",
-    "timestamp": "%Y-%m-%dT%H:%M:%S.%fZ (UTC)",
+    "timestamp": f"{TIME_FORMAT} (UTC)",
 }
 """How the files are written, as MANIFEST.json says it."""
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return '"' + value.replace('"', '""') + '"'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return repr(value)
+def _text(column: pa.Array) -> pa.Array:
+    """A column as its CSV fields, a string each (nulls still null)."""
+    kind = column.type
+    if pa.types.is_string(kind):
+        doubled = pc.replace_substring(column, '"', '""')
+        return pc.binary_join_element_wise('"', doubled, '"', "")
+    if pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+        return pc.cast(column, pa.string())
+    if pa.types.is_timestamp(kind):
+        values = [None if v is None else v.strftime(TIME_FORMAT) for v in column.to_pylist()]
+        return pa.array(values, type=pa.string())
+    if pa.types.is_floating(kind):
+        return pa.array([None if v is None else repr(v) for v in column.to_pylist()], pa.string())
+    raise TypeError(f"no CSV form for a column of type {kind}")
+
+
+def _lines(batch: pa.RecordBatch) -> bytes:
+    """A batch's rows as CSV lines: each field as `_text` writes it, a null as nothing."""
+    fields = [pc.fill_null(_text(column), "") for column in batch.columns]
+    rows = pc.binary_join_element_wise(*fields, ",")
+    return "".join(f"{row}\n" for row in rows.to_pylist()).encode("utf-8")
 
 
 def _write_one(folder: Path, parquet: ExportedFile) -> ExportedFile:
@@ -58,21 +73,14 @@ def _write_one(folder: Path, parquet: ExportedFile) -> ExportedFile:
     path = folder / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     source = pq.ParquetFile(folder / parquet.path)
+    header = (",".join(source.schema_arrow.names) + "\n").encode("utf-8")
+    batches = source.iter_batches(batch_size=ROW_GROUP_ROWS)
     digest = hashlib.sha256()
-    rows = 0
     with path.open("wb") as handle:
-
-        def put(line: str) -> None:
-            data = line.encode("utf-8")
+        for data in chain([header], map(_lines, batches)):
             digest.update(data)
             handle.write(data)
-
-        put(",".join(source.schema_arrow.names) + "\n")
-        for batch in source.iter_batches(batch_size=ROW_GROUP_ROWS):
-            columns = [column.to_pylist() for column in batch.columns]
-            put("".join(",".join(map(_cell, row)) + "\n" for row in zip(*columns, strict=True)))
-            rows += batch.num_rows
-    size = path.stat().st_size
+    rows, size = source.metadata.num_rows, path.stat().st_size
     return ExportedFile(relative, parquet.table, parquet.season, rows, size, digest.hexdigest())
 
 

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from game_cli_helpers import cli
 
+from ledger import EventStore, NewEvent
 from pipelines import csv_files
 from pipelines import parquet_schemas as schemas
 
@@ -171,3 +172,27 @@ def test_a_full_disk_while_the_csv_files_are_written_keeps_the_earlier_export_wh
     after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_csv_text_is_quoted_a_quote_doubled_and_a_null_left_empty(_arbitru_home, tmp_path):
+    url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
+    with EventStore(url) as store:
+        store.append(
+            f"tournament/{TOURNAMENT}",
+            [NewEvent("PlayerRegistered", {"player_id": "p50", "name": 'Ion "Nelu", Pop'})],
+        )
+    out = tmp_path / "out"
+    cli("export", "--out", str(out), "--db", url, "--csv", "--json")
+    path = out / "csv" / "standings" / "season=2026" / "part-0.csv"
+    last = path.read_bytes().splitlines()[-1]
+    assert last == (
+        b'"tournament","cupa-bucuresti-2026",,,15,"p50","Ion ""Nelu"", Pop",0,0.0,0,0,0,'
+    )
+    header, *rows = _csv_rows(path)
+    assert dict(zip(header, rows[-1], strict=True))["name"] == 'Ion "Nelu", Pop'
+    ((name, game_id, points),) = duckdb.sql(
+        f"SELECT name, game_id, ranking_points FROM read_csv('{path}', header=true, "
+        "allow_quoted_nulls=false) WHERE player_id = 'p50'"
+    ).fetchall()
+    assert (name, game_id, points) == ('Ion "Nelu", Pop', None, None)
