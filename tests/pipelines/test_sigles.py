@@ -130,3 +130,12 @@ def test_an_unknown_tournament_or_an_unusable_out_is_a_clear_error(ledger, tmp_p
     assert result.exit_code == 2
     assert "is a directory, not a regular file" in result.stderr
     assert not list(folder.iterdir())
+    database = tmp_path / "other.db"
+    cli("ledger", "import", str(FIXTURE), "--db", f"sqlite:///{database}", "--json")
+    before = database.read_bytes()
+    result = runner.invoke(
+        app, ["tournament", "sigles", TOURNAMENT, "--out", str(database), "--db", ledger]
+    )
+    assert result.exit_code == 2
+    assert "is a SQLite database (a ledger?)" in result.stderr
+    assert database.read_bytes() == before
