@@ -1,6 +1,7 @@
-"""`arbitru tournament standings`, `arbitru season standings` and `arbitru simulate`.
+"""`arbitru tournament standings`, `arbitru season standings` and `arbitru simulate`; and
+`arbitru tournament sigles`, a tournament's standings as a SIGLES file (`pipelines.sigles`).
 
-Standings are read from the ledger (every game replayed; nothing is written). `simulate`
+Standings are read from the ledger (every game replayed; nothing is written to it). `simulate`
 plays a seeded sample season (`pipelines.simulate_season`) into a scratch ledger and writes it
 as a ledger export, importable with `arbitru ledger import`.
 """
