@@ -29,8 +29,9 @@ from pipelines.parquet_files import ROW_GROUP_ROWS, ExportedFile
 FOLDER = "csv"
 """Where the CSV tree starts, inside the export's folder."""
 
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-"""How a time (always UTC) is written: as the ledger writes `recorded_at`."""
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+"""How a time (always UTC, in microseconds) is written: as the ledger writes `recorded_at`,
+`2026-11-28T09:30:00.000000Z` (Arrow writes the seconds with their fraction)."""
 
 DIALECT = {
     "encoding": "utf-8",
@@ -40,7 +41,7 @@ DIALECT = {
     "header": True,
     "null": "unquoted empty field",
     "text": "always quoted",
-    "timestamp": f"{TIME_FORMAT} (UTC)",
+    "timestamp": "UTC, ISO 8601 to the microsecond: 2026-11-28T09:30:00.000000Z",
 }
 """How the files are written, as MANIFEST.json says it."""
 
@@ -53,9 +54,9 @@ def _text(column: pa.Array) -> pa.Array:
         return pc.binary_join_element_wise('"', doubled, '"', "")
     if pa.types.is_integer(kind) or pa.types.is_boolean(kind):
         return pc.cast(column, pa.string())
-    if pa.types.is_timestamp(kind):
-        values = [None if v is None else v.strftime(TIME_FORMAT) for v in column.to_pylist()]
-        return pa.array(values, type=pa.string())
+    if pa.types.is_timestamp(kind):  # UTC: its wall clock, with no time zone to look up
+        wall = pc.cast(column, pa.timestamp(kind.unit))
+        return pc.strftime(wall, format=TIME_FORMAT)
     if pa.types.is_floating(kind):
         return pa.array([None if v is None else repr(v) for v in column.to_pylist()], pa.string())
     raise TypeError(f"no CSV form for a column of type {kind}")
@@ -64,8 +65,9 @@ def _text(column: pa.Array) -> pa.Array:
 def _lines(batch: pa.RecordBatch) -> bytes:
     """A batch's rows as CSV lines: each field as `_text` writes it, a null as nothing."""
     fields = [pc.fill_null(_text(column), "") for column in batch.columns]
-    rows = pc.binary_join_element_wise(*fields, ",")
-    return "".join(f"{row}\n" for row in rows.to_pylist()).encode("utf-8")
+    lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, ","), "", "\n")
+    every = pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines.cast(pa.binary()))
+    return pc.binary_join(every, b"")[0].as_py()
 
 
 def _write_one(folder: Path, parquet: ExportedFile) -> ExportedFile:
