@@ -1,9 +1,9 @@
 """`arbitru export`: a ledger's seasons as Parquet tables, reproducible to the byte.
 
-    export_parquet(store, out, overwrite=False, points=None) -> Export
+    export_parquet(store, out, overwrite=False, points=None, with_csv=False) -> Export
         Writes `player_rounds`, `rounds`, `standings` and `events` under `out`, each
         partitioned by season in the hive style (`rounds/season=2026/part-0.parquet`), and
-        MANIFEST.json; returns what was written.
+        MANIFEST.json (with `with_csv`, each file as CSV too); returns what was written.
 
 The export is taken at one ledger head (`seq`, `hash`), read first: every event after it is
 left out, so that the tables, the manifest and each file's metadata describe the same ledger.
