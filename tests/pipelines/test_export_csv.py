@@ -196,3 +196,17 @@ def test_csv_text_is_quoted_a_quote_doubled_and_a_null_left_empty(_arbitru_home,
         "allow_quoted_nulls=false) WHERE player_id = 'p50'"
     ).fetchall()
     assert (name, game_id, points) == ('Ion "Nelu", Pop', None, None)
+
+
+def test_a_postgresql_ledger_gives_the_same_csv_bytes_as_sqlite(
+    _arbitru_home, pg_url, exported, tmp_path
+):
+    out, _summary = exported
+    cli("ledger", "import", str(FIXTURE), "--db", pg_url, "--json")
+    cli("export", "--out", str(tmp_path / "pg"), "--db", pg_url, "--csv", "--json")
+
+    def csv_tree(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in (root / "csv").rglob("*.csv")}
+
+    assert csv_tree(tmp_path / "pg") == csv_tree(out)
+    assert _manifest(tmp_path / "pg")["csv"] == _manifest(out)["csv"]
