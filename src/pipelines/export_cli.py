@@ -1,4 +1,5 @@
-"""`arbitru export --out DIR`: the ledger's seasons as Parquet tables for statisticians.
+"""`arbitru export --out DIR`: the ledger's seasons as Parquet tables for statisticians,
+and with `--csv` as CSV files too.
 
 Thin: it opens the ledger read-only, calls `pipelines.parquet_export.export_parquet`, and
 reports what was written (a table of files, or `--json` with stable keys). Nothing is written
@@ -49,11 +50,20 @@ def export_command(
             "ledger): MANIFEST.json then says it was not verified.",
         ),
     ] = False,
+    with_csv: Annotated[
+        bool,
+        typer.Option(
+            "--csv",
+            help="Write every table and season as UTF-8 CSV too, under csv/ (same rows and "
+            "columns, a header), listed in MANIFEST.json.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Write every season as Parquet tables (player_rounds, rounds, standings, events).
 
-    Partitioned by season (hive style), with a MANIFEST.json of every file's SHA-256.
+    Partitioned by season (hive style), with a MANIFEST.json of every file's SHA-256;
+    with --csv, each file as CSV too, for a spreadsheet.
 
     The same ledger gives the same bytes; the folder is written whole or not at all. The
     chain is verified first: an altered ledger is refused. A stream whose opening event
@@ -75,7 +85,12 @@ def export_command(
             EventStore(db, read_only=True) as ledger,
         ):
             written = export_parquet(
-                ledger, out, overwrite=overwrite, points=table, verify=not skip_verify
+                ledger,
+                out,
+                overwrite=overwrite,
+                points=table,
+                verify=not skip_verify,
+                with_csv=with_csv,
             )
     except ExportError as exc:
         fail(str(exc))
@@ -97,6 +112,7 @@ def _summary(written: Export) -> dict[str, object]:
         "schema_version": manifest["schema_version"],
         "tables": {name: info["rows"] for name, info in manifest["tables"].items()},
         "files": manifest["files"],
+        "csv_files": manifest.get("csv", {}).get("files", []),
         "checkpoint": manifest["checkpoint"],
         "verified": manifest["verified"],
         "rows_from": "read models" if written.from_read_models else "replay",
@@ -108,7 +124,7 @@ def _show(written: Export) -> None:
     view = Table(title=f"Parquet export at ledger seq {written.head.seq}")
     for column in ("file", "rows", "bytes"):
         view.add_column(column, justify="left" if column == "file" else "right")
-    for f in written.files:
+    for f in (*written.files, *written.csv_files):
         view.add_row(f.path, str(f.rows), str(f.bytes))
     console.print(view)
     if not written.from_read_models:

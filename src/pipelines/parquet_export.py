@@ -1,9 +1,9 @@
 """`arbitru export`: a ledger's seasons as Parquet tables, reproducible to the byte.
 
-    export_parquet(store, out, overwrite=False, points=None) -> Export
+    export_parquet(store, out, overwrite=False, points=None, with_csv=False) -> Export
         Writes `player_rounds`, `rounds`, `standings` and `events` under `out`, each
         partitioned by season in the hive style (`rounds/season=2026/part-0.parquet`), and
-        MANIFEST.json; returns what was written.
+        MANIFEST.json (with `with_csv`, each file as CSV too); returns what was written.
 
 The export is taken at one ledger head (`seq`, `hash`), read first: every event after it is
 left out, so that the tables, the manifest and each file's metadata describe the same ledger.
@@ -19,7 +19,9 @@ tournament, game, round and player), fixed writer options and row groups
 even whether the read models were used) in any file. Another pyarrow version may encode
 differently, so MANIFEST.json names the writer.
 
-Files are published whole or not at all (`pipelines.export_dir`).
+Files are published whole or not at all (`pipelines.export_dir`). With `with_csv`, every
+Parquet file is written as CSV too, under `csv/` (`pipelines.csv_files`), and MANIFEST.json
+lists those under `csv`, with their dialect.
 
 A stream whose opening event names another id (`pipelines.stream_names`, an older ledger) has
 no rows and is not a tournament of the standings; its events stay in `events` (in the null
@@ -52,6 +54,7 @@ from ledger.schema import events as events_table
 from ledger.tree_head import Checkpoint
 from ledger.verify import verify_rows
 from pipelines import parquet_schemas as schemas
+from pipelines.csv_files import DIALECT, write_csv
 from pipelines.export_dir import MARKER, export_target, staged
 from pipelines.export_rows import GameFacts, Snapshot, season_rows, snapshot
 from pipelines.parquet_files import (
@@ -94,6 +97,7 @@ class Export:
     from_read_models: bool
     left_out: tuple[Misnamed, ...] = ()
     verified: bool = True
+    csv_files: tuple[ExportedFile, ...] = ()
 
     def rows(self, table: str) -> int:
         return sum(f.rows for f in self.files if f.table == table)
@@ -106,13 +110,15 @@ def export_parquet(
     overwrite: bool = False,
     points: PointsTable | None = None,
     verify: bool = True,
+    with_csv: bool = False,
 ) -> Export:
     """The ledger's seasons written as Parquet under `out` (see the module docstring).
     `OutputRefused` when `out` may not be written (not empty, not an earlier export),
     `ExportError` for an empty ledger, `LedgerAltered` for an altered one (unless not
     `verify`), `OutputNotWritten` when the system refuses a write (a full disk),
     `Interrupted` for a signal; nothing is left behind.
-    `points` converts tournament places into ranking points (the shipped table by default)."""
+    `points` converts tournament places into ranking points (the shipped table by default);
+    `with_csv` writes every file as CSV too (`pipelines.csv_files`)."""
     target = export_target(out, overwrite=overwrite)
     shot = snapshot(store)
     if shot.head.seq == 0:
@@ -123,10 +129,12 @@ def export_parquet(
     misnamed = misnamed_streams(store, shot.head.seq)
     checkpoint = verified_checkpoint(store, shot.head) if verify else None
     with staged(out, target) as folder:
-        files, manifest = _write(
-            store, shot, folder, points or PointsTable.load(), misnamed, checkpoint, verify
-        )
-    return Export(target, shot.head, files, manifest, shot.fresh, tuple(misnamed.values()), verify)
+        files, csv_files, manifest = _write(
+            store, shot, folder, points or PointsTable.load(), misnamed, checkpoint, verify,
+            with_csv,
+        )  # fmt: skip
+    left_out = tuple(misnamed.values())
+    return Export(target, shot.head, files, manifest, shot.fresh, left_out, verify, csv_files)
 
 
 def verified_checkpoint(store: EventStore, head: Head) -> Checkpoint | None:
@@ -188,7 +196,8 @@ def _write(
     misnamed: dict[str, Misnamed],
     checkpoint: Checkpoint | None,
     verified: bool,
-) -> tuple[tuple[ExportedFile, ...], dict[str, Any]]:
+    with_csv: bool,
+) -> tuple[tuple[ExportedFile, ...], tuple[ExportedFile, ...], dict[str, Any]]:
     every = _streams(store, shot.head)
     streams = [s for s in every if s.startswith("tournament/") and s not in misnamed]
     read = store.read_streams(streams, shot.head.seq)
@@ -238,9 +247,12 @@ def _write(
     files += write_events(store, shot.head, folder, seasons_of, seasons, meta)
     files.sort(key=lambda f: (list(schemas.TABLES).index(f.table), f.path))
     manifest = _manifest(shot, files, tournaments, counts, points, misnamed, checkpoint, verified)
+    csv_files = tuple(write_csv(folder, files)) if with_csv else ()
+    if with_csv:
+        manifest["csv"] = {"dialect": DIALECT, "files": [asdict(f) for f in csv_files]}
     text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     (folder / MARKER).write_text(text, encoding="utf-8")
-    return tuple(files), manifest
+    return tuple(files), csv_files, manifest
 
 
 def _streams(store: EventStore, head: Head) -> list[str]:

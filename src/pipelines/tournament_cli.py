@@ -1,6 +1,7 @@
-"""`arbitru tournament standings`, `arbitru season standings` and `arbitru simulate`.
+"""`arbitru tournament standings`, `arbitru season standings` and `arbitru simulate`; and
+`arbitru tournament sigles`, a tournament's standings as a SIGLES file (`pipelines.sigles`).
 
-Standings are read from the ledger (every game replayed; nothing is written). `simulate`
+Standings are read from the ledger (every game replayed; nothing is written to it). `simulate`
 plays a seeded sample season (`pipelines.simulate_season`) into a scratch ledger and writes it
 as a ledger export, importable with `arbitru ledger import`.
 """
@@ -20,6 +21,7 @@ from rich.table import Table
 from ledger import EventStore
 from ledger.database import DEFAULT_URL
 from ledger.jsonl import row_line
+from pipelines.exits import ExitCode
 from pipelines.game_common import store, view_of
 from pipelines.game_service import events_altered, ledger_altered
 from pipelines.game_views import err, out
@@ -27,6 +29,7 @@ from pipelines.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.limits import escaped as escape
 from pipelines.output_file import output_target, write_whole
 from pipelines.ranking import RankingError, as_number, shown
+from pipelines.sigles import sigles_lines
 from pipelines.simulate_season import PLACES, fixed_record, plan_season, play_season
 from pipelines.stream_names import Misnamed, misnamed_streams
 from pipelines.tournaments import (
@@ -100,6 +103,79 @@ def tournament_standings_command(
             show_left_out(left_out)
     if left_out:
         raise typer.Exit(1)
+
+
+@tournament_app.command("sigles")
+def tournament_sigles_command(
+    tournament: Annotated[
+        str, typer.Argument(help="The tournament's id, e.g. cupa-bucuresti-2026.")
+    ],
+    out_file: Annotated[
+        Path,
+        typer.Option("--out", help="The SIGLES file to write (a new path or an earlier file)."),
+    ],
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+) -> None:
+    """Write the tournament's results as a SIGLES file for French-system federations.
+
+    Latin-1 lines "place","name","total" in the order of the standings, ties sharing the
+    place; names with a letter Latin-1 lacks (ș ț ă) are transliterated and listed on stderr.
+    Nothing is written from an altered ledger, or when a stream is left out (exit 1)."""
+    target = output_target(out_file)
+    tournament_id = tournament.removeprefix("tournament/")
+    with store(db) as opened:
+        known = _tournaments(opened)
+        found = [t for t in known if t.tournament_id == tournament_id]
+        if not found:
+            listed = ", ".join(t.tournament_id for t in known) or "none"
+            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
+        (result,) = results(opened, found)
+        altered = _altered(opened, [result])
+        left_out = _left_out(misnamed_streams(opened), found, claiming=tournament_id)
+    if altered is not None:
+        fail(
+            f"the ledger fails its integrity check, so nothing was written: {altered}",
+            ExitCode.NEGATIVE,
+        )
+    if left_out:
+        show_left_out(left_out)
+        fail(
+            f"{len(left_out)} stream(s) of {tournament_id} left out, so its results would be "
+            "incomplete: nothing was written",
+            ExitCode.NEGATIVE,
+        )
+    if not result.standings:
+        fail(f"tournament {tournament_id} has no player yet: there is nothing to write")
+    written = sigles_lines(result.standings)
+    if written.transliterated:
+        changed = "; ".join(f"{a} -> {b}" for a, b in written.transliterated)
+        err.print(
+            f"{len(written.transliterated)} name(s) transliterated, as Latin-1 lacks their "
+            f"letters: {changed}",
+            markup=False,
+            soft_wrap=True,
+        )
+    count = write_whole(written.lines, out_file, target)
+    if as_json:
+        emit_json(
+            {
+                "tournament_id": tournament_id,
+                "out": str(out_file),
+                "players": count,
+                "encoding": "latin-1",
+                "transliterated": [
+                    {"recorded": a, "written": b} for a, b in written.transliterated
+                ],
+            }
+        )
+        return
+    out.print(
+        f"wrote {count} player(s) of {tournament_id} to {out_file} (SIGLES, Latin-1)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @season_app.command("standings")
