@@ -40,6 +40,7 @@ EXAMPLES = [
     ev.ReplacementDeclared(3, "ana", "-B+Bo"),
     ev.SubmissionAnnulled(1, "ana", "copied"),
     ev.PenaltyGiven(1, "ana", 5, "noise"),
+    ev.WarningGiven(1, "ana", "talking"),
     ev.SubmissionCorrected(1, "ana", "H4: JUCATOR", "illegible"),
     ev.DecisionRevoked("0b1c", "appeal"),
     ev.TopChosen(1, "H4: JUCATOR"),
