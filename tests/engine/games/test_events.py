@@ -52,7 +52,7 @@ EXAMPLES = [
 
 def test_one_event_class_per_event_type_of_the_record_format():
     assert set(EVENT_TYPES) == {type(e).__name__ for e in EXAMPLES}
-    assert len(EVENT_TYPES) == 16
+    assert len(EVENT_TYPES) == 17
 
 
 @pytest.mark.parametrize("event", EXAMPLES, ids=lambda e: type(e).__name__)
