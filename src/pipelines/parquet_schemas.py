@@ -19,8 +19,8 @@ from types import MappingProxyType
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
-"""The layout of the export's tables and MANIFEST.json."""
+SCHEMA_VERSION = 2
+"""The layout of the export's tables and MANIFEST.json (2: `standings.warnings` added)."""
 
 PARTITION_COLUMN = "season"
 PARTITIONING = pa.schema([pa.field(PARTITION_COLUMN, pa.string())])
@@ -92,9 +92,11 @@ STANDINGS = _schema(
     ("rounds", _COUNT, False),
     ("games", _COUNT, False),
     ("ranking_points", _COUNT, True),
+    ("warnings", _COUNT, False),
 )
 """One row per player per game (`level` = `game`) and per tournament (`tournament`, where
-`game_id` and `variant` are null and `ranking_points` is the federation's table applied)."""
+`game_id` and `variant` are null and `ranking_points` is the federation's table applied);
+`warnings` counts the arbiter's warnings that stand (summed over a tournament's games)."""
 
 EVENTS = _schema(
     ("seq", _POSITION, False),
