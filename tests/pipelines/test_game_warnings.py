@@ -149,3 +149,16 @@ def test_export_standings_count_warnings_replayed_and_from_the_read_models(
             "ana": 2, "bob": 1, "cri": 0, "dan": 0,
         }  # fmt: skip
         assert rows["ana"]["total"] == 22
+
+
+def test_warnings_cost_an_anticipation_player_as_they_cost_in_duplicate(arbiter: Arbiter) -> None:
+    arbiter.ok("create", "an1", "--variant", "anticipation", "--player", "ana", "--player", "bob",
+               *EVERY_TWO_COST_TEN)  # fmt: skip
+    arbiter.ok("draw", "an1", "--tiles", "ABEIRST")
+    for _ in range(2):
+        arbiter.ok("warn", "an1", "--player", "ana", "--reason", "talking")
+    standings = _by_player(arbiter.view("standings", "an1")["standings"])
+    assert (standings["ana"]["warnings"], standings["ana"]["total"]) == (2, -10)
+    assert (standings["bob"]["warnings"], standings["bob"]["total"]) == (0, 0)
+    ana = _by_player(arbiter.view("results", "an1", "--round", "1")["players"])["ana"]
+    assert (ana["warnings"], ana["penalty"]) == (2, 10)
