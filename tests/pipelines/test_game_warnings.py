@@ -49,6 +49,8 @@ def test_warn_records_a_warning_given_with_its_reason(arbiter: Arbiter) -> None:
     assert arbiter.events()[-1] == "WarningGiven"
     [decision] = arbiter.view("results", "hd1", "--round", "1")["decisions"]
     assert decision["event_id"] == event["event_id"] and decision["revoked_by"] is None
+    shown = arbiter.run("results", "hd1", "--round", "1", actor=False)
+    assert shown.exit_code == 0 and "warning to ana (talking)" in " ".join(shown.stdout.split())
 
 
 def test_warn_dry_run_writes_nothing(arbiter: Arbiter) -> None:
@@ -78,7 +80,11 @@ def test_warnings_are_counted_in_results_standings_and_table_and_cost_nothing_by
         "ana": 3, "bob": 1, "cri": 0, "dan": 0,
     }  # fmt: skip
     assert standings["ana"]["total"] == 32
-    table = arbiter.view("table", "hd1", "--csv", str(tmp_path / "t.csv"))
+    table = arbiter.view(
+        "table", "hd1", "--csv", str(tmp_path / "t.csv"), "--html", str(tmp_path / "t.html")
+    )
+    page = (tmp_path / "t.html").read_text(encoding="utf-8")
+    assert "<th>warnings</th>" in page and "; 3 warning(s)" in page
     rows = _by_player(table["players"])
     assert (rows["ana"]["warnings"], rows["ana"]["penalties"], rows["ana"]["total"]) == (3, 0, 32)
     assert rows["ana"]["rounds"][0]["warnings"] == 3 and table["master"]["warnings"] == 0
