@@ -11,9 +11,13 @@ from typing import Any
 
 import pyarrow.dataset as ds
 import pytest
+import sqlalchemy as sa
 from game_cli_helpers import Arbiter, cli, create
 
+from ledger import EventStore
+from ledger.database import create_db_engine
 from pipelines import parquet_schemas as schemas
+from tests.ledger.ledger_helpers import ledger_at
 
 pytestmark = pytest.mark.usefixtures("default_home")
 
@@ -168,3 +172,23 @@ def test_warnings_cost_an_anticipation_player_as_they_cost_in_duplicate(arbiter:
     assert (standings["bob"]["warnings"], standings["bob"]["total"]) == (0, 0)
     ana = _by_player(arbiter.view("results", "an1", "--round", "1")["players"])["ana"]
     assert (ana["warnings"], ana["penalty"]) == (2, 10)
+
+
+def test_upgrading_read_models_from_0005_keeps_their_standings_with_no_warnings(
+    db_url: str,
+) -> None:
+    """Migration 0006: the rows a recompute wrote before warnings existed stay, counting 0."""
+    engine = create_db_engine(db_url)
+    try:
+        ledger_at(db_url, engine, "0005")
+        row = {"game_id": "hd1", "variant": "duplicate", "rank": 1, "player_id": "ana",
+               "total": 32, "solos": 1, "rounds": 1}  # fmt: skip
+        with engine.begin() as connection:
+            connection.execute(sa.table("read_game_standings", *map(sa.column, row)).insert(), row)
+        with EventStore(db_url):
+            pass  # opening it for writing migrates it to the head
+        with engine.connect() as connection:
+            found = connection.execute(sa.text("SELECT total, warnings FROM read_game_standings"))
+            assert found.all() == [(32, 0)]
+    finally:
+        engine.dispose()
