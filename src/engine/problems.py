@@ -76,7 +76,9 @@ CODES: dict[str, str] = {
     "not_a_top": "the move chosen is not a top of the round",
     "top_not_chosen": "different moves share the top: the arbiter must choose",
     "top_interpreted": "a round closed without the choice it needed: the first top was placed",
-    "not_a_decision": "only annulments, penalties, top choices and corrections can be revoked",
+    "not_a_decision": (
+        "only annulments, penalties, warnings, top choices and corrections can be revoked"
+    ),
     "unknown_event": "no such decision in this game",
     "already_revoked": "the decision was already revoked",
     "undecodable": "a recorded event whose payload cannot be read",

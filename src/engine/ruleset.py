@@ -43,7 +43,15 @@ RULESET_SETTINGS = frozenset(
 )
 """Ruleset fields a game may override in GameCreated.settings."""
 
-GAME_SETTINGS = frozenset({"top_source", "draw_size", "draw_minimums"})
+GAME_SETTINGS = frozenset(
+    {
+        "top_source",
+        "draw_size",
+        "draw_minimums",
+        "warnings_penalty_after",
+        "warnings_penalty_points",
+    }
+)
 """Game settings that are not ruleset fields (read by `engine.games.settings`)."""
 
 

@@ -42,6 +42,7 @@ STREAM_KINDS: MappingProxyType[str, StreamKind] = MappingProxyType(
                 "ReplacementDeclared",
                 "SubmissionAnnulled",
                 "PenaltyGiven",
+                "WarningGiven",
                 "SubmissionCorrected",
                 "DecisionRevoked",
                 "TopChosen",

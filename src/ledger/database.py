@@ -43,7 +43,7 @@ APPEND_LOCK_KEY = 0x4172626974727531
 MIGRATE_LOCK_KEY = 0x4172626974727532
 """PostgreSQL advisory lock taken while migrating, so that concurrent first uses upgrade once."""
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 """Every migration this code knows, oldest first (the scripts in `migrations_dir()`); the last
 is the schema it writes. A test keeps this equal to Alembic's own history of the scripts."""
 

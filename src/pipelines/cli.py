@@ -97,6 +97,7 @@ GAME_COMMANDS: dict[str, str] = {
     "choose-top": "pipelines.game_decisions_cli:choose_top_command",
     "annul": "pipelines.game_decisions_cli:annul_command",
     "penalise": "pipelines.game_decisions_cli:penalise_command",
+    "warn": "pipelines.game_decisions_cli:warn_command",
     "correct": "pipelines.game_decisions_cli:correct_command",
     "revoke": "pipelines.game_decisions_cli:revoke_command",
     "close-round": "pipelines.game_cli:close_round_command",

@@ -107,8 +107,8 @@ _HINTS = {
     "check the id",
     "top_not_chosen": 'choose it with `arbitru game choose-top GAME --round N --move "..."`',
     "round_not_drawn": "draw the round first with `arbitru game draw`",
-    "unknown_event": "give the event id of an annulment, penalty, top choice or correction "
-    "(`arbitru game results GAME [--round N]` lists them with their ids)",
+    "unknown_event": "give the event id of an annulment, penalty, warning, top choice or "
+    "correction (`arbitru game results GAME [--round N]` lists them with their ids)",
     "draw_breaks_vowel_rule": "give the draw that keeps the rule with --tiles and each draw put "
     "back with --rejected, in the order drawn",
     "game_exists": "choose another game id",

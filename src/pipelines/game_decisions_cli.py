@@ -1,4 +1,4 @@
-"""`arbitru game choose-top|annul|penalise|correct|revoke`: the arbiter's decisions about a
+"""`arbitru game choose-top|annul|penalise|warn|correct|revoke`: the arbiter's decisions about a
 round, each a new event (nothing recorded is ever edited)."""
 
 from __future__ import annotations
@@ -92,6 +92,24 @@ def penalise_command(
     run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
 
 
+def warn_command(
+    game: GameArg,
+    player: PlayerOption,
+    reason: ReasonOption,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Give a player a warning (avertisment) in a round.
+
+    Counted in the standings and tables; it costs points only when the game sets
+    warnings_penalty_after and warnings_penalty_points."""
+    command = partial(cmd.Warn, player_id=player, reason=reason, actor=actor_of(actor))
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+
+
 def correct_command(
     game: GameArg,
     player: PlayerOption,
@@ -121,8 +139,8 @@ def revoke_command(
         str,
         typer.Option(
             "--event",
-            help="The event id of the annulment, penalty, top choice or correction, or enough "
-            "of its start to name one.",
+            help="The event id of the annulment, penalty, warning, top choice or correction, "
+            "or enough of its start to name one.",
         ),
     ],
     reason: ReasonOption,

@@ -136,6 +136,7 @@ def _player_json(result: PlayerResult) -> dict[str, Any]:
         "solo": result.solo,
         "bonus": result.bonus,
         "penalty": result.penalty,
+        "warnings": result.warnings,
         "total": result.total,
         "code": result.code,
         "message": reason_message(result.code, result),
@@ -252,6 +253,7 @@ def standing_json(standing: Standing) -> dict[str, Any]:
         "name": standing.name,
         "total": standing.total,
         "solos": standing.solos,
+        "warnings": standing.warnings,
         "pct_of_top": standing.pct,
         "rounds": list(standing.rounds),
     }
@@ -284,7 +286,7 @@ def dictionary_note(state: GameState) -> str | None:
 
 def standings_json(game_id: str, state: GameState) -> dict[str, Any]:
     """`game standings --json`: `{"game_id", "standings": [{"rank", "player_id", "name",
-    "total", "solos", "pct_of_top", "rounds"}], ...}`."""
+    "total", "solos", "warnings", "pct_of_top", "rounds"}], ...}`."""
     rows, tops = ranked(state)
     return {
         "game_id": game_id,

@@ -1,6 +1,6 @@
 """The per-round table of a game (`arbitru game table`): every player's score round by round
-with the top and solo marks, sub-total, solos, penalties, total, negative, percentage of the
-top and rank, the master row first; as stable JSON and as CSV rows.
+with the top and solo marks, sub-total, solos, penalties, warnings, total, negative,
+percentage of the top and rank, the master row first; as stable JSON and as CSV rows.
 
 Every number is read off the projections `game standings` reads (`round_results`,
 `standings`, `pct_of`), never worked out a second way. In duplicate and completiv the master
@@ -32,7 +32,8 @@ from pipelines.game_json import dictionary_json, reason_message
 @dataclass(frozen=True)
 class Cell:
     """One round of one row: its move score, the solo bonus and penalty, the round total, the
-    mark (`top`, `solo`, None), and what a reader hovering it is told (rack, move, why 0)."""
+    mark (`top`, `solo`, None), and what a reader hovering it is told (rack, move, why 0,
+    the warnings given)."""
 
     round: int
     score: int
@@ -44,6 +45,7 @@ class Cell:
     move: str | None
     code: str | None
     message: str | None
+    warnings: int = 0
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Row:
     total: int
     negative: int
     pct_of_top: float | None
+    warnings: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def _player_cell(results: RoundResults, result: PlayerResult) -> Cell:
     return Cell(
         results.round, result.score, mark, result.bonus, result.penalty, result.total,
         racks[0] if racks else results.rack, _move(result), result.code,
-        reason_message(result.code, result),
+        reason_message(result.code, result), result.warnings,
     )  # fmt: skip
 
 
@@ -112,6 +115,7 @@ def _row(standing: Standing, cells: list[Cell], best: int) -> Row:
         standing.player_id, standing.name, standing.rank, tuple(cells),
         sum(c.score for c in cells), standing.solos, sum(c.solo_bonus for c in cells),
         sum(c.penalty for c in cells), standing.total, standing.total - best, standing.pct,
+        standing.warnings,
     )  # fmt: skip
 
 
@@ -150,6 +154,7 @@ def _cell_json(cell: Cell) -> dict[str, Any]:
         "mark": cell.mark,
         "solo_bonus": cell.solo_bonus,
         "penalty": cell.penalty,
+        "warnings": cell.warnings,
         "total": cell.total,
         "rack": cell.rack,
         "move": cell.move,
@@ -168,6 +173,7 @@ def _row_json(row: Row) -> dict[str, Any]:
         "solos": row.solos,
         "solo_bonus": row.solo_bonus,
         "penalties": row.penalties,
+        "warnings": row.warnings,
         "total": row.total,
         "negative": row.negative,
         "pct_of_top": row.pct_of_top,
@@ -190,7 +196,16 @@ def table_json(table: GameTable, state: GameState) -> dict[str, Any]:
     }
 
 
-CSV_SUMS = ("subtotal", "solos", "solo_bonus", "penalties", "total", "negative", "pct_of_top")
+CSV_SUMS = (
+    "subtotal",
+    "solos",
+    "solo_bonus",
+    "penalties",
+    "warnings",
+    "total",
+    "negative",
+    "pct_of_top",
+)
 
 
 def csv_header(table: GameTable) -> list[str]:
@@ -220,8 +235,8 @@ def _csv_row(row: Row, rounds: int) -> list[object]:
         "" if master else row.player_id,
         "" if master else _inert(row.name or ""),
         *scores,
-        row.subtotal, row.solos, row.solo_bonus, row.penalties, row.total, row.negative, pct,
-        "" if master else marked["top"], marked["solo"],
+        row.subtotal, row.solos, row.solo_bonus, row.penalties, row.warnings, row.total,
+        row.negative, pct, "" if master else marked["top"], marked["solo"],
     ]  # fmt: skip
 
 

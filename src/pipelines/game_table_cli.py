@@ -49,7 +49,7 @@ def _terminal_row(row: Row, rounds: int) -> list[Text]:
             cells.append(Text(str(cell.score), style="red" if cell.score == 0 else ""))
     pct = "-" if row.pct_of_top is None else f"{row.pct_of_top:.2f}"
     label = "master" if master else f"{row.player_id} {row.name or ''}".strip()
-    sums = (row.subtotal, row.solos, row.penalties, row.total, row.negative, pct)
+    sums = (row.subtotal, row.solos, row.penalties, row.warnings, row.total, row.negative, pct)
     rank = "" if row.rank is None else str(row.rank)
     return [Text(rank), Text(label), *cells, *(Text(str(v)) for v in sums)]
 
@@ -62,7 +62,7 @@ def show_table(table: GameTable, note: str | None) -> None:
     view.add_column("player", no_wrap=True)
     for n in range(1, table.rounds + 1):
         view.add_column(str(n), justify="right", no_wrap=True)
-    for column in ("sub", "solos", "pen.", "total", "neg.", "% top"):
+    for column in ("sub", "solos", "pen.", "warn.", "total", "neg.", "% top"):
         view.add_column(column, justify="right", no_wrap=True)
     if table.master is not None:
         view.add_row(*_terminal_row(table.master, table.rounds), style="bold")
@@ -77,6 +77,7 @@ def show_table(table: GameTable, note: str | None) -> None:
         out.width = screen
     if table.negative_from == "top":
         out.print("* top reached, ** solo top; sub: the moves' points; pen.: penalties;")
+        out.print("warn.: the arbiter's warnings (their cost, if the game sets one, is in pen.);")
         out.print("neg.: total less the top total; % top: total as a percentage of the top total")
     else:
         out.print("anticipation: every player plays their own board, so there is no common top")
@@ -102,7 +103,7 @@ def table_command(
 ) -> None:
     """The per-round table: each player's score round by round, with the master row.
 
-    Round scores marked * (top) and ** (solo top), sub-total, solos, penalties, total,
+    Round scores marked * (top) and ** (solo top), sub-total, solos, penalties, warnings, total,
     negative and % of top, and the rank; the numbers are those of `game standings`."""
     read = loaded(db, game)
     state = read.state

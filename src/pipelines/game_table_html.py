@@ -31,6 +31,8 @@ def _hover(cell: Cell, master: bool) -> str:
         text += f"; solo +{cell.solo_bonus}"
     if cell.penalty:
         text += f"; penalty -{cell.penalty}"
+    if cell.warnings:
+        text += f"; {cell.warnings} warning(s)"
     if cell.message and not master:
         text += f" ({cell.message})"
     return text
@@ -52,7 +54,7 @@ def _row_html(row: Row, rounds: int) -> str:
     master = row.player_id is None
     by_round: dict[int, Cell] = {c.round: c for c in row.cells}
     pct = "" if row.pct_of_top is None else f"{row.pct_of_top:.2f}"
-    sums = (row.subtotal, row.solos, row.penalties, row.total, row.negative, pct)
+    sums = (row.subtotal, row.solos, row.penalties, row.warnings, row.total, row.negative, pct)
     label = "master" if master else f"{row.player_id} {row.name or ''}".strip()
     cells = [
         f"<td>{'' if row.rank is None else row.rank}</td>",
@@ -69,7 +71,7 @@ def table_html(table: GameTable, title: str) -> str:
     heads = [
         '<th>rank</th><th class="name">player</th>',
         *(f"<th>{n}</th>" for n in range(1, table.rounds + 1)),
-        "<th>sub-total</th><th>solos</th><th>penalties</th><th>total</th>",
+        "<th>sub-total</th><th>solos</th><th>penalties</th><th>warnings</th><th>total</th>",
         "<th>negative</th><th>% of top</th>",
     ]
     rows = [table.master] if table.master is not None else []

@@ -258,6 +258,8 @@ def show_results(
             sums.append(f"+{player.bonus} solo")
         if player.penalty:
             sums.append(f"-{player.penalty} penalty")
+        if player.warnings:
+            sums.append(f"{player.warnings} warning(s)")
         total = f"[bold]{player.total}[/]" + (f"\n({' '.join(sums)})" if len(sums) > 1 else "")
         table.add_row(
             escape(player.player_id + (f" ({player.name})" if player.name else "")),
@@ -321,6 +323,7 @@ def _decision_text(decision: Decision, stored: RecordedEvent | None = None) -> s
     what = {
         "SubmissionAnnulled": f"annulled{who}'s submission",
         "PenaltyGiven": f"penalty of {decision.points} to{who}",
+        "WarningGiven": f"warning to{who}",
         "TopChosen": f"top chosen: {decision.move}",
         "SubmissionCorrected": f"corrected{who}'s submission",
     }.get(decision.type_name, EVENT_WORDS.get(decision.type_name, decision.type_name))
@@ -413,13 +416,14 @@ def show_standings(game_id: str, state: GameState) -> None:
         ("name", "left"),
         ("total", "right"),
         ("solos", "right"),
+        ("warnings", "right"),
         ("% of top", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     rows, tops = ranked(state)
     for row in rows:
         pct = f"{row.pct:.2f}" if row.pct is not None else "-"
-        cells = (row.rank, row.player_id, row.name or "", row.total, row.solos, pct)
+        cells = (row.rank, row.player_id, row.name or "", row.total, row.solos, row.warnings, pct)
         table.add_row(*(Text(shown(str(cell))) for cell in cells))  # plain text: no markup
     out.print(table)
     if note := dictionary_note(state):

@@ -20,7 +20,8 @@ from types import MappingProxyType
 import pyarrow as pa
 
 SCHEMA_VERSION = 2
-"""The layout of the export's tables and MANIFEST.json."""
+"""The layout of the export's tables and MANIFEST.json (2: `standings.ranking_points` to the
+hundredth, `standings.warnings` added)."""
 
 PARTITION_COLUMN = "season"
 PARTITIONING = pa.schema([pa.field(PARTITION_COLUMN, pa.string())])
@@ -92,10 +93,12 @@ STANDINGS = _schema(
     ("rounds", _COUNT, False),
     ("games", _COUNT, False),
     ("ranking_points", pa.float64(), True),
+    ("warnings", _COUNT, False),
 )
 """One row per player per game (`level` = `game`) and per tournament (`tournament`, where
 `game_id` and `variant` are null and `ranking_points` is the federation's ranking system applied:
-to the hundredth, tied players sharing the average; null when the event's value has no scale)."""
+to the hundredth, tied players sharing the average; null when the event's value has no scale);
+`warnings` counts the arbiter's warnings that stand (summed over a tournament's games)."""
 
 EVENTS = _schema(
     ("seq", _POSITION, False),

@@ -18,6 +18,8 @@ Choices:
   parts that stand are joined with "; ", as a top of several parts is written.
 - `submission` is the standing text as the player wrote it; `move` is the move it was judged as,
   in canonical notation (after the arbiter's correction, if any); None when unreadable or absent.
+- A standing's `warnings` counts the player's warnings of the game that stand; what they cost
+  (when the game's settings turn them into a penalty) is already in `penalty` and `total`.
 - `points` is what the move earns; `score` is the round's total for the player
   (points + solo bonus - penalty), the figure standings add up; `cumulative` its running sum.
 - `computer_top_score` is the top's score when the computer's top was recorded (a game with
@@ -103,6 +105,7 @@ class StandingRow(NamedTuple):
     pct_of_top: float | None
     solos: int
     rounds: int
+    warnings: int
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,9 @@ def game_rows(
             running[player.player_id] = running.get(player.player_id, 0) + player.total
             player_rows.append(_player_row(key, results, player, running[player.player_id]))
     standing_rows = tuple(
-        StandingRow(*key, s.rank, s.player_id, s.name, s.total, s.pct, s.solos, len(s.rounds))
+        StandingRow(
+            *key, s.rank, s.player_id, s.name, s.total, s.pct, s.solos, len(s.rounds), s.warnings
+        )
         for s in standings(state, every)
     )
     return GameRows(tuple(player_rows), tuple(round_rows), standing_rows)

@@ -28,7 +28,7 @@ def test_the_migration_scripts_are_found_without_a_working_directory() -> None:
     scripts = migrations_dir()
     assert (scripts / "env.py").is_file()
     assert (scripts / "script.py.mako").is_file()
-    assert HEAD_REVISION == "0005"
+    assert HEAD_REVISION == "0006"
 
 
 def test_the_revisions_the_ledger_knows_are_alembics_scripts_in_order() -> None:
@@ -99,8 +99,8 @@ def test_first_use_creates_the_schema_with_its_triggers(db_url: str) -> None:
 def test_upgrading_twice_changes_nothing(db_url: str) -> None:
     engine = create_db_engine(db_url)
     try:
-        assert upgrade(engine) == (None, "0005")
-        assert upgrade(engine) == ("0005", "0005")
+        assert upgrade(engine) == (None, HEAD_REVISION)
+        assert upgrade(engine) == (HEAD_REVISION, HEAD_REVISION)
     finally:
         engine.dispose()
 

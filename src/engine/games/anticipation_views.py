@@ -77,7 +77,7 @@ def _part_text(rnd: RoundState, part: PartResult, joker_for: str | None) -> str:
     return f"{label}: {text} scores 0 ({why or CODES.get(part.code, part.code)})"
 
 
-def _line(rnd: RoundState, sheet: Sheet, player: PlayerRound) -> RoundLine:
+def _line(state: GameState, rnd: RoundState, sheet: Sheet, player: PlayerRound) -> RoundLine:
     group, _, joker_for = holdings(rnd, sheet, player)
     after = closed_sheet(sheet, rnd, player)
     eliminated = after.eliminated[len(sheet.eliminated) :]
@@ -97,7 +97,10 @@ def _line(rnd: RoundState, sheet: Sheet, player: PlayerRound) -> RoundLine:
     verb = "eliminated" if rnd.closed else "would be eliminated at the close"
     shown = ", ".join("joker" if t == "?" else t for t in eliminated)
     lines.append(f"{verb}: {shown}" if eliminated else "nothing eliminated")
-    penalty = rnd.penalty(player.player_id)
+    warnings = rnd.warnings(player.player_id)
+    if warnings:
+        lines.append(f"warnings {warnings}")
+    penalty = state.penalty(rnd, player.player_id)
     if penalty:
         lines.append(f"penalty {penalty}")
     return RoundLine(
@@ -114,7 +117,7 @@ def player_sheet(state: GameState, player_id: str) -> PlayerSheet:
     total = 0
     for rnd in state.rounds:
         player = rnd.player(player_id)
-        line = _line(rnd, sheet, player)
+        line = _line(state, rnd, sheet, player)
         lines.append(line)
         total += line.score - line.penalty
         if rnd.closed:

@@ -125,6 +125,15 @@ class Penalise(Command):
 
 
 @dataclass(frozen=True)
+class Warn(Command):
+    """The arbiter's warning (avertisment) to a player in a round."""
+
+    round: int
+    player_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Correct(Command):
     """The arbiter's reading of a submission (`text`), judged as if received with the original."""
 
@@ -137,7 +146,7 @@ class Correct(Command):
 
 @dataclass(frozen=True)
 class Revoke(Command):
-    """Undo a decision (annulment, penalty, top choice, correction) by its event id."""
+    """Undo a decision (annulment, penalty, warning, top choice, correction) by its event id."""
 
     event_id: str
     reason: str

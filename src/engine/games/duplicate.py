@@ -45,6 +45,7 @@ from engine.games.commands import (
     RevealSeed,
     Revoke,
     Submit,
+    Warn,
 )
 from engine.games.duplicate_evolve import FOLDED, evolve
 from engine.games.events import (
@@ -63,6 +64,7 @@ from engine.games.events import (
     SubmissionCorrected,
     SubmissionReceived,
     TopChosen,
+    WarningGiven,
     decode_event,
     encode_event,
 )
@@ -277,7 +279,7 @@ def end_events(state: GameState, command: EndGame) -> list[Event]:
 
 def restated(command: Command) -> list[Event] | None:
     """The event that restates the command, for the commands every variant records as given
-    (joining, a submission, an annulment, a penalty, a correction, a revocation, the seed
+    (joining, a submission, an annulment, a penalty, a warning, a correction, a revocation, the seed
     revealed: the fold judges them); None for the others, which each variant decides."""
     match command:
         case JoinPlayer():
@@ -292,6 +294,8 @@ def restated(command: Command) -> list[Event] | None:
             ]
         case Penalise():
             return [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
+        case Warn():
+            return [WarningGiven(command.round, command.player_id, command.reason)]
         case Correct():
             return [
                 SubmissionCorrected(

@@ -28,6 +28,7 @@ from engine.games.events import (
     SubmissionReceived,
     TopChosen,
     Undecodable,
+    WarningGiven,
 )
 from engine.games.rounds import (
     candidates,
@@ -290,6 +291,15 @@ def _penalised(state: GameState, event: PenaltyGiven, recorded: Recorded) -> Gam
     return with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
 
 
+def _warned(state: GameState, event: WarningGiven, recorded: Recorded) -> GameState:
+    rnd = open_round(state, event.round)
+    known_player(state, event.player_id)
+    decision = _decision(
+        recorded, "WarningGiven", event.round, player_id=event.player_id, reason=event.reason
+    )
+    return with_round(state, changed(rnd, decisions=(*rnd.decisions, decision)))
+
+
 def corrected(
     state: GameState, event: SubmissionCorrected, recorded: Recorded, settle_player: Settle = settle
 ) -> GameState:
@@ -459,6 +469,7 @@ _HANDLERS = {
     SubmissionReceived: _received,
     SubmissionAnnulled: annulled,
     PenaltyGiven: _penalised,
+    WarningGiven: _warned,
     SubmissionCorrected: corrected,
     DecisionRevoked: revoked,
     TopChosen: _top_chosen,

@@ -142,6 +142,16 @@ class PenaltyGiven:
 
 
 @dataclass(frozen=True)
+class WarningGiven:
+    """The arbiter's warning (avertisment) to a player in a round: counted, costs no points
+    unless the game's `warnings_penalty_after` setting turns every Nth one into a penalty."""
+
+    round: int
+    player_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class SubmissionCorrected:
     round: int
     player_id: str
@@ -188,6 +198,7 @@ Event = Union[  # noqa: UP007 (a runtime alias, usable in isinstance checks' doc
     ReplacementDeclared,
     SubmissionAnnulled,
     PenaltyGiven,
+    WarningGiven,
     SubmissionCorrected,
     DecisionRevoked,
     TopChosen,
@@ -201,7 +212,13 @@ EVENT_TYPES: Mapping[str, type] = types.MappingProxyType(
 )
 """Every event type of the record format, by name."""
 
-DECISIONS = ("SubmissionAnnulled", "PenaltyGiven", "TopChosen", "SubmissionCorrected")
+DECISIONS = (
+    "SubmissionAnnulled",
+    "PenaltyGiven",
+    "WarningGiven",
+    "TopChosen",
+    "SubmissionCorrected",
+)
 """The arbiter's decisions a `DecisionRevoked` may undo."""
 
 

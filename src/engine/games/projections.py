@@ -10,7 +10,7 @@
         the standing parts and the scores are all that standings and the season's rows read,
         and listing every text was most of what explaining a round cost them.
     standings(state, results=None) -> tuple[Standing, ...]
-        Ranked players (ties share the place), total, solos, percentage of the top total;
+        Ranked players (ties share the place), total, solos, warnings, percentage of the top total;
         from the results of every round when the caller already has them.
     position(state, player_id=None) -> Position
         The board, rack and bag at the moment folded (a player's own board in a last round).
@@ -72,6 +72,8 @@ class PlayerResult:
     code: str | None
     replacement: Replacing | None = None
     """Anticipation: the player's replacement for the round, as written and as read."""
+    warnings: int = 0
+    """The player's standing warnings of the round (what they cost is in `penalty`)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class Standing:
     solos: int
     pct: float | None
     rounds: tuple[int, ...]
+    warnings: int = 0
+    """The player's standing warnings of the game."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +181,7 @@ def round_results(state: GameState, n: int, *, submissions: bool = True) -> Roun
         player = rnd.player(player_id)
         solo = top is not None and top.solo == player_id
         bonus = context.settings.solo_bonus if solo else 0
-        penalty = rnd.penalty(player_id)
+        penalty = state.penalty(rnd, player_id)
         score = player.score
         if not player.parts:
             code = "no_submission"
@@ -189,7 +193,7 @@ def round_results(state: GameState, n: int, *, submissions: bool = True) -> Roun
             PlayerResult(
                 player_id, joined.name, _views(state, rnd, player) if submissions else None,
                 player.parts, score, solo, bonus, penalty, score + bonus - penalty, code,
-                player.replacement,
+                player.replacement, rnd.warnings(player_id),
             )
         )  # fmt: skip
     notes = tuple(note for note in state.notes if note.round == n)
@@ -217,6 +221,7 @@ def standings(
         results = [round_results(state, r.number, submissions=False) for r in state.rounds]
     totals: dict[str, list[int]] = {p: [] for p in state.players}
     solos = dict.fromkeys(state.players, 0)
+    warnings = dict.fromkeys(state.players, 0)
     top_total = 0
     for result in results:
         if result.top is not None:
@@ -224,6 +229,7 @@ def standings(
         for player in result.players:
             totals[player.player_id].append(player.total)
             solos[player.player_id] += player.solo
+            warnings[player.player_id] += player.warnings
     order = sorted(state.players, key=lambda p: -sum(totals[p]))
     ranked = []
     for i, player_id in enumerate(order):
@@ -232,7 +238,16 @@ def standings(
         pct = pct_of(total, top_total)
         name = state.players[player_id].name
         ranked.append(
-            Standing(rank, player_id, name, total, solos[player_id], pct, tuple(totals[player_id]))
+            Standing(
+                rank,
+                player_id,
+                name,
+                total,
+                solos[player_id],
+                pct,
+                tuple(totals[player_id]),
+                warnings[player_id],
+            )
         )
     return tuple(ranked)
 

@@ -2,7 +2,8 @@
 
 GameCreated.settings holds two kinds of keys: overrides of ruleset fields (`solo_bonus`,
 `min_vowels`, `bingo_bonus`, ...) and game settings that are no ruleset field (`top_source`,
-`draw_size`, `draw_minimums`). `read_settings` applies both over the ruleset's defaults and
+`draw_size`, `draw_minimums`, `warnings_penalty_after`,
+`warnings_penalty_points`). `read_settings` applies both over the ruleset's defaults and
 never raises, because a replay must read any recorded game: a key it does not know, or a value
 it cannot use, is kept and reported in `GameSettings.problems` and the default stands.
 `check_settings` lists the same problems, so that creating a game with them is refused.
@@ -11,6 +12,10 @@ it cannot use, is kept and reported in `GameSettings.problems` and the default s
 `{"from_round": N, "vowels": V, "consonants": C}` (each range runs until the next one starts),
 or the name of a preset, `"fisf"` (2+2 up to round 15, then 1+1). Without it, `min_vowels`
 and `min_consonants` apply from round 1.
+
+`warnings_penalty_after` N and `warnings_penalty_points` P, set together, turn a player's every
+Nth standing warning of the game into a penalty of P points in the round of that warning: the
+project's decision, off by default, since the federation's texts name no such rule.
 """
 
 from __future__ import annotations
@@ -49,6 +54,9 @@ class GameSettings:
     solo_bonus: int
     solo_min_players: int
     top_source: str = "players"
+    warnings_after: int = 0
+    """Every this many warnings cost a player `warnings_points` (0: warnings cost nothing)."""
+    warnings_points: int = 0
     unknown: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
 
@@ -97,6 +105,33 @@ def _minimums(value: Any) -> tuple[DrawMinimum, ...]:
     return tuple(rules)
 
 
+def _warnings_penalty(settings: Mapping[str, Any], problems: list[str]) -> tuple[int, int]:
+    """(after, points) of the warnings' penalty, (0, 0) when off or unusable (the problem then
+    added to `problems`): both settings or neither, each a whole number >= 1."""
+    after = settings.get("warnings_penalty_after")
+    points = settings.get("warnings_penalty_points")
+    if after is None and points is None:
+        return 0, 0
+    if after is None or points is None:
+        given, missing = (
+            ("warnings_penalty_after", "warnings_penalty_points")
+            if points is None
+            else ("warnings_penalty_points", "warnings_penalty_after")
+        )
+        problems.append(
+            f"settings.{given}: set {missing} too (every N warnings cost P points: both are needed)"
+        )
+        return 0, 0
+    try:
+        return (
+            _whole(after, "settings.warnings_penalty_after", 1),
+            _whole(points, "settings.warnings_penalty_points", 1),
+        )
+    except RulesetError as exc:
+        problems.append(str(exc))
+        return 0, 0
+
+
 def read_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[Ruleset, GameSettings]:
     """The ruleset with the game's overrides and the game's settings; never raises.
 
@@ -142,6 +177,7 @@ def read_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[Rulese
             problems.append(
                 f"settings.top_source: expected {' or '.join(TOP_SOURCES)}, got {value!r}"
             )
+    warnings_after, warnings_points = _warnings_penalty(settings, problems)
     game = GameSettings(
         draw_size=draw_size,
         bingo_size=ruleset.bingo_size,
@@ -149,6 +185,8 @@ def read_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[Rulese
         solo_bonus=ruleset.solo_bonus,
         solo_min_players=ruleset.solo_min_players,
         top_source=top_source,
+        warnings_after=warnings_after,
+        warnings_points=warnings_points,
         unknown=unknown,
         problems=tuple(problems),
     )

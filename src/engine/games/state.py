@@ -202,6 +202,10 @@ class RoundState:
     def penalty(self, player_id: str) -> int:
         return sum(d.points for d in self.standing("PenaltyGiven") if d.player_id == player_id)
 
+    def warnings(self, player_id: str) -> int:
+        """The player's standing warnings (avertismente) of this round."""
+        return sum(1 for d in self.standing("WarningGiven") if d.player_id == player_id)
+
 
 @dataclass(frozen=True)
 class GameState:
@@ -236,6 +240,20 @@ class GameState:
 
     def round(self, number: int) -> RoundState | None:
         return self.rounds[number - 1] if 1 <= number <= len(self.rounds) else None
+
+    def penalty(self, rnd: RoundState, player_id: str) -> int:
+        """The points a player loses in a round: its penalties, plus, when the game sets
+        `warnings_penalty_after` N, `warnings_penalty_points` for each of the player's Nth,
+        2Nth, ... standing warnings of the game that was given in this round."""
+        points = rnd.penalty(player_id)
+        context = self.context
+        after = context.settings.warnings_after if context is not None else 0
+        if not after:
+            return points
+        assert context is not None
+        before = sum(r.warnings(player_id) for r in self.rounds[: rnd.number - 1])
+        converted = (before + rnd.warnings(player_id)) // after - before // after
+        return points + converted * context.settings.warnings_points
 
     @property
     def rack(self) -> str:

@@ -40,6 +40,7 @@ EXAMPLES = [
     ev.ReplacementDeclared(3, "ana", "-B+Bo"),
     ev.SubmissionAnnulled(1, "ana", "copied"),
     ev.PenaltyGiven(1, "ana", 5, "noise"),
+    ev.WarningGiven(1, "ana", "talking"),
     ev.SubmissionCorrected(1, "ana", "H4: JUCATOR", "illegible"),
     ev.DecisionRevoked("0b1c", "appeal"),
     ev.TopChosen(1, "H4: JUCATOR"),
@@ -51,7 +52,7 @@ EXAMPLES = [
 
 def test_one_event_class_per_event_type_of_the_record_format():
     assert set(EVENT_TYPES) == {type(e).__name__ for e in EXAMPLES}
-    assert len(EVENT_TYPES) == 16
+    assert len(EVENT_TYPES) == 17
 
 
 @pytest.mark.parametrize("event", EXAMPLES, ids=lambda e: type(e).__name__)

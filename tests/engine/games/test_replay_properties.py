@@ -27,6 +27,7 @@ from engine.games.commands import (
     RevealSeed,
     Revoke,
     Submit,
+    Warn,
 )
 from engine.games.draws import seed_commitment
 from engine.games.events import (
@@ -44,9 +45,10 @@ from engine.games.events import (
     SubmissionReceived,
     TopChosen,
     Undecodable,
+    WarningGiven,
     read_recorded,
 )
-from engine.games.projections import position
+from engine.games.projections import position, standings
 from engine.games.replay import GameRuleError, evolve, initial_state, replay
 from engine.movegen import generate_moves
 from engine.notation import format_move
@@ -95,8 +97,8 @@ def _command(data, game: Table, words):
     decisions = [r.event_id for r in game.log]
     kind = data.draw(
         st.sampled_from(
-            ["draw", "submit", "submit", "submit", "annul", "penalise", "correct", "revoke",
-             "choose", "close", "close", "end", "reveal", "replace"]
+            ["draw", "submit", "submit", "submit", "annul", "penalise", "warn", "correct",
+             "revoke", "choose", "close", "close", "end", "reveal", "replace"]
         )
     )  # fmt: skip
     player = data.draw(st.sampled_from(PLAYERS))
@@ -114,6 +116,8 @@ def _command(data, game: Table, words):
     if kind == "penalise":
         return Penalise(round=number, player_id=player, points=data.draw(st.integers(1, 9)),
                         reason="test")  # fmt: skip
+    if kind == "warn":
+        return Warn(round=number, player_id=player, reason="test")
     if kind == "correct":
         return Correct(round=number, player_id=player, text=text, reason="test", part=part)
     if kind == "revoke" and decisions:
@@ -139,6 +143,7 @@ def _new_game(words, variant: str = "duplicate") -> Table:
             players=tuple(Player(p) for p in PLAYERS[:3]),
             draw="seeded",
             seed_commitment=seed_commitment(SEED),
+            settings={"warnings_penalty_after": 2, "warnings_penalty_points": 5},
         )
     )
     game.run(DrawRack(round=1, seed=SEED, deadline=T0))
@@ -146,7 +151,9 @@ def _new_game(words, variant: str = "duplicate") -> Table:
 
 
 def _check_fold(game: Table, states: list) -> None:
-    assert replay(game.log, game.resolve) == game.state
+    replayed = replay(game.log, game.resolve)
+    assert replayed == game.state
+    assert standings(replayed) == standings(game.state)  # warnings and what they cost
     for k in range(0, len(game.log) + 1, max(1, len(game.log) // 6)):
         assert replay(game.log[:k], game.resolve) == states[k]
 
@@ -182,6 +189,7 @@ _events = st.one_of(
     st.builds(SubmissionReceived, _round, _player, _text, st.integers(1, 3)),
     st.builds(SubmissionAnnulled, _round, _player, st.just("x"), st.integers(1, 3)),
     st.builds(PenaltyGiven, _round, _player, st.integers(1, 50), st.just("x")),
+    st.builds(WarningGiven, _round, _player, st.just("x")),
     st.builds(SubmissionCorrected, _round, _player, _text, st.just("x"), st.integers(1, 3)),
     st.builds(DecisionRevoked, st.sampled_from(["e1", "e2", "e3", "e4", "nope"]), st.just("x")),
     st.builds(TopChosen, _round, _text),
