@@ -187,7 +187,7 @@ def test_csv_text_is_quoted_a_quote_doubled_and_a_null_left_empty(_arbitru_home,
     path = out / "csv" / "standings" / "season=2026" / "part-0.csv"
     last = path.read_bytes().splitlines()[-1]
     assert last == (
-        b'"tournament","cupa-bucuresti-2026",,,15,"p50","Ion ""Nelu"", Pop",0,0.0,0,0,0,'
+        b'"tournament","cupa-bucuresti-2026",,,15,"p50","Ion ""Nelu"", Pop",0,0.0,0,0,0,,0'
     )
     header, *rows = _csv_rows(path)
     assert dict(zip(header, rows[-1], strict=True))["name"] == 'Ion "Nelu", Pop'

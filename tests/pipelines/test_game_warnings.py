@@ -127,7 +127,7 @@ def test_revoking_a_warning_takes_back_its_count_and_its_cost(arbiter: Arbiter) 
 
 def test_half_a_warnings_penalty_setting_is_refused_at_create(arbiter: Arbiter) -> None:
     message = arbiter.refused(
-        1, "create", "hd1", "--player", "ana", "--set", "warnings_penalty_after=3"
+        2, "create", "hd1", "--player", "ana", "--set", "warnings_penalty_after=3"
     )
     assert "warnings_penalty_points" in message
 
