@@ -167,6 +167,11 @@ def check_text(kind: str, value: str, where: str) -> str:
             f"{where}: {echo(value)} holds {_char_name(hidden)}: {limit.what} may hold no "
             "control, invisible or bidi character, nor another space than U+0020; retype it"
         )
+    if "\x00" in value:
+        raise LimitError(
+            f"{where}: {echo(value)} holds the control character U+0000, which no database "
+            f"column can hold; remove it"
+        )
     if limit.one_script and not value.isascii():
         scripts = sorted({s for s in map(_script, value) if s})
         if len(scripts) > 1:

@@ -7,6 +7,7 @@ printed at the same place, in the commands that follow."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -85,7 +86,14 @@ def test_every_command_of_the_game_day_runs_as_written(
             command = command.replace(shown_id, real_id)
         words = shlex.split(command)
         assert words[0] == "arbitru", command
-        result = runner.invoke(app, words[1:], env=env)
+        given = None
+        if "<" in words:  # `< FILE`: the file on standard input (a seed: random bytes)
+            at = words.index("<")
+            source = tmp_path / words[at + 1]
+            if not source.exists():
+                source.write_bytes(os.urandom(32))
+            given, words = source.read_bytes(), words[:at]
+        result = runner.invoke(app, words[1:], env=env, input=given)
         assert "Traceback" not in result.output, (command, result.output)
         shown = [line for line in step.shown if line.strip()]
         if shown and shown[0].startswith("error:"):
