@@ -23,7 +23,7 @@ from ledger.checkpoints import SUBTREE_LEVEL, LedgerAltered, list_checkpoints, m
 from ledger.jsonl import row_line
 from ledger.merkle import leaf_hash, levels
 from ledger.signing import Ed25519PrivateKey
-from pipelines.checkpoints import CHECKPOINT_KEY_ENV
+from pipelines.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
 from pipelines.cli import app
 
 runner = CliRunner()
@@ -337,3 +337,66 @@ def test_a_checkpoint_made_meanwhile_by_another_round_close_does_not_fail_this_o
     assert created and [c.tree_size for c in list_checkpoints(store)] == [600, 601]
     hashes = [bytes.fromhex(row[10]) for row in store.iter_rows()][:600]
     assert checkpoint.root == rfc_mth(hashes).hex()
+
+
+def _forged_with_a_fresh_key(signed: str, tmp_path: Path) -> Path:
+    """The ledger at `signed` rewritten whole with fresh hashes, its checkpoints and subtrees
+    deleted, and the forgery checkpointed by a key of the forger's; that key."""
+    with EventStore(signed) as store:
+        drop_triggers(store)
+        raw(store, "DELETE FROM events", "DELETE FROM merkle_subtrees", "DELETE FROM checkpoints")
+        store.append("game/g1", [game_created(), rack(1, "QQQQQ")])
+        fill(store, SIZE - 2)
+    forger = tmp_path / "forger.key"
+    assert arbitru("keys", "new", str(forger)).exit_code == 0
+    assert arbitru("ledger", "checkpoint", "--key", str(forger), "--db", signed).exit_code == 0
+    return forger
+
+
+def test_a_key_signs_no_checkpoint_over_a_checkpoint_another_key_made(
+    signed: str, key: Path, tmp_path: Path
+) -> None:
+    forger = _forged_with_a_fresh_key(signed, tmp_path)
+    with EventStore(signed) as store:
+        forged = table_rows(store, "checkpoints")
+    for grown in (False, True):
+        if grown:
+            with EventStore(signed) as store:
+                fill(store, 1, "game/later")
+        for how in ([], ["--quick"]):
+            made = arbitru("ledger", "checkpoint", "--key", str(key), *how, "--db", signed)
+            assert made.exit_code == 1, (how, made.output)
+            said = " ".join(made.stderr.split())
+            assert "nothing was signed" in said and "was not made by this key" in said, said
+    with EventStore(signed) as store:
+        with pytest.raises(LedgerAltered, match="was not made by this key"):
+            checkpoint_if_configured(store, key)  # what a round close or a game end runs
+        assert table_rows(store, "checkpoints") == forged
+    assert arbitru("ledger", "checkpoint", "--key", str(forger), "--db", signed).exit_code == 0
+
+
+def test_a_key_publishes_no_head_over_a_checkpoint_another_key_made(
+    signed: str, key: Path, tmp_path: Path
+) -> None:
+    _forged_with_a_fresh_key(signed, tmp_path)
+    head = tmp_path / "head.json"
+    published = arbitru(
+        "ledger", "head", "--publish", str(head), "--key", str(key), "--db", signed
+    )
+    assert published.exit_code == 1, published.output
+    said = " ".join(published.stderr.split())
+    assert "nothing was published" in said and "was not made by this key" in said, said
+    assert not head.exists()
+
+
+def test_a_checkpoint_whose_signature_does_not_verify_is_not_signed_over(
+    signed: str, key: Path
+) -> None:
+    with EventStore(signed) as store:
+        drop_triggers(store)
+        if store.engine.dialect.name == "sqlite":
+            raw(store, "DROP TRIGGER checkpoints_refuse_update")
+        raw(store, "UPDATE checkpoints SET signature = 'AAAA'")
+    made = arbitru("ledger", "checkpoint", "--key", str(key), "--quick", "--db", signed)
+    assert made.exit_code == 1, made.output
+    assert "does not verify" in " ".join(made.stderr.split())
