@@ -18,6 +18,7 @@ from ledger_helpers import game_created, rack, rfc_mth
 from typer.testing import CliRunner
 
 from ledger import EventStore, check_events, check_recent
+from ledger import checkpoints as checkpoints_module
 from ledger.canonical import canonical_json, chain_hash, envelope_bytes
 from ledger.checkpoints import SUBTREE_LEVEL, LedgerAltered, list_checkpoints, make_checkpoint
 from ledger.jsonl import row_line
@@ -380,9 +381,7 @@ def test_a_key_publishes_no_head_over_a_checkpoint_another_key_made(
 ) -> None:
     _forged_with_a_fresh_key(signed, tmp_path)
     head = tmp_path / "head.json"
-    published = arbitru(
-        "ledger", "head", "--publish", str(head), "--key", str(key), "--db", signed
-    )
+    published = arbitru("ledger", "head", "--publish", str(head), "--key", str(key), "--db", signed)
     assert published.exit_code == 1, published.output
     said = " ".join(published.stderr.split())
     assert "nothing was published" in said and "was not made by this key" in said, said
@@ -400,3 +399,119 @@ def test_a_checkpoint_whose_signature_does_not_verify_is_not_signed_over(
     made = arbitru("ledger", "checkpoint", "--key", str(key), "--quick", "--db", signed)
     assert made.exit_code == 1, made.output
     assert "does not verify" in " ".join(made.stderr.split())
+
+
+def _altered_after_the_checkpoint(url: str) -> int:
+    """Five events added after the checkpoint and the second of them edited in place, its
+    stored hash kept: what the quick check reaches. Its seq."""
+    seq = SIZE + 2
+    with EventStore(url) as store:
+        fill(store, 5)
+        drop_triggers(store)
+        cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+        raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":9}}'{cast}
+                       WHERE seq = {seq}""")  # fmt: skip
+    return seq
+
+
+TOURNAMENT_LINE = {
+    "stream": "tournament/t9",
+    "type": "TournamentCreated",
+    "schema": 1,
+    "payload": {"tournament_id": "t9", "name": "Cupa", "season": "2026"},
+}
+
+
+def test_an_import_onto_a_ledger_failing_the_quick_check_is_refused(
+    signed: str, tmp_path: Path
+) -> None:
+    seq = _altered_after_the_checkpoint(signed)
+    with EventStore(signed) as store:
+        before = store.head()
+    lines = tmp_path / "t9.jsonl"
+    lines.write_text(json.dumps(TOURNAMENT_LINE) + "\n", encoding="utf-8")
+    refused = arbitru("ledger", "import", str(lines), "--db", signed)
+    assert refused.exit_code == 1, refused.output
+    said = " ".join(refused.stderr.split())
+    assert said.startswith(
+        "error: refused, nothing was written: the ledger fails its integrity check: "
+        f"seq {seq}: its content no longer gives its stored hash"
+    ), said
+    with EventStore(signed) as store:
+        assert store.head() == before
+
+
+@pytest.mark.parametrize("command", [("head",), ("head", "--json"), ("export",)])
+def test_ledger_head_and_export_of_a_ledger_failing_the_quick_check_say_so_and_exit_1(
+    signed: str, command: tuple[str, ...]
+) -> None:
+    seq = _altered_after_the_checkpoint(signed)
+    result = arbitru("ledger", *command, "--db", signed)
+    assert result.exit_code == 1, result.output
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("error: the ledger fails its integrity check, so this "), first
+    assert f"seq {seq}: its content no longer gives its stored hash" in first
+    with EventStore(signed) as store:
+        head = store.head()
+    if command[0] == "head":
+        assert f"{head.seq}:{head.hash}" in result.stdout or json.loads(result.stdout) == {
+            "seq": head.seq,
+            "hash": head.hash,
+        }
+    else:
+        assert len(result.stdout.splitlines()) == head.seq  # every event, as stored
+
+
+def test_ledger_head_and_export_of_an_intact_ledger_exit_0_saying_nothing(signed: str) -> None:
+    for command in (("head",), ("export",)):
+        result = arbitru("ledger", *command, "--db", signed)
+        assert result.exit_code == 0, result.output
+        assert "integrity" not in result.stderr
+
+
+def test_without_a_checkpoint_the_quick_check_reads_only_the_last_events(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ledger with no checkpoint: only the last `UNSIGNED_TAIL` events are checked, so an
+    edit deeper down is left to `ledger verify`, and one among the last is caught."""
+    monkeypatch.setattr(checkpoints_module, "UNSIGNED_TAIL", 50)
+    with EventStore(db_url) as store:
+        fill(store, SIZE)
+        drop_triggers(store)
+        cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+        for seq in (10, SIZE - 20):
+            raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":{seq}}}'{cast}
+                           WHERE seq = {seq}""")  # fmt: skip
+            result = arbitru("ledger", "head", "--db", db_url)
+            if seq == 10:
+                assert result.exit_code == 0 and result.stderr == "", result.output
+            else:
+                assert result.exit_code == 1, result.output
+                assert f"seq {seq}: its content no longer gives" in result.stderr
+    verified = arbitru("ledger", "verify", "--db", db_url, "--json")
+    assert verified.exit_code == 1 and json.loads(verified.stdout)["first_broken_seq"] == 10
+
+
+def test_the_first_checkpoint_of_a_ledger_checks_every_event(
+    db_url: str, key: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checkpoints_module, "UNSIGNED_TAIL", 50)
+    with EventStore(db_url) as store:
+        fill(store, SIZE)
+        drop_triggers(store)
+        cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+        raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":9}}'{cast}
+                       WHERE seq = 10""")  # fmt: skip
+    for how in (["--quick"], []):
+        made = arbitru("ledger", "checkpoint", "--key", str(key), *how, "--db", db_url)
+        assert made.exit_code == 1, (how, made.output)
+        assert "nothing was signed" in made.stderr
+    with (
+        EventStore(db_url) as store,
+        pytest.raises(LedgerAltered, match="seq 10: its content no longer gives"),
+    ):
+        make_checkpoint(store, KEY)
+    head = tmp_path / "head.json"
+    published = arbitru("ledger", "head", "--db", db_url, "--publish", str(head), "--key", str(key))
+    assert published.exit_code == 1 and "nothing was published" in published.stderr
+    assert not head.exists()
