@@ -43,7 +43,15 @@ from ledger.catalogue import stream_kind
 from ledger.checkpoints import list_checkpoints, recent_stretch, refuse_other_key
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
-from ledger.input_files import EVENTS, STDIN, InputFileError, open_input, standard_input
+from ledger.input_files import (
+    EVENTS,
+    PUBLISHED_HEAD,
+    STDIN,
+    InputFileError,
+    open_input,
+    read_input,
+    standard_input,
+)
 from ledger.jsonl import PayloadCheck, row_line, write_rows
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode, OutputNotWritten, say_if_output_fails, system_refused
@@ -421,7 +429,9 @@ def _expected_head(text: str, trusted: Ed25519PublicKey | None) -> Head:
     from ledger.published_head import PublishedHeadError, parse_published  # `cryptography`
 
     try:
-        published = parse_published(json.loads(path.read_bytes().decode("utf-8")))
+        published = parse_published(json.loads(read_input(path, PUBLISHED_HEAD).decode("utf-8")))
+    except InputFileError as exc:
+        fail(str(exc))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{path}: cannot read it as a published head file ({exc})")
     except PublishedHeadError as exc:

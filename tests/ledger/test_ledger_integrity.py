@@ -515,3 +515,19 @@ def test_the_first_checkpoint_of_a_ledger_checks_every_event(
     published = arbitru("ledger", "head", "--db", db_url, "--publish", str(head), "--key", str(key))
     assert published.exit_code == 1 and "nothing was published" in published.stderr
     assert not head.exists()
+
+
+def test_a_published_head_file_above_its_cap_is_refused_before_it_is_read(
+    signed: str, key: Path, tmp_path: Path
+) -> None:
+    head = tmp_path / "head.json"
+    made = arbitru("ledger", "head", "--publish", str(head), "--key", str(key), "--db", signed)
+    assert made.exit_code == 0, made.output
+    pubkey = ("--pubkey", str(key) + ".pub")
+    kept = arbitru("ledger", "verify", "--db", signed, "--expect-head", str(head), *pubkey)
+    assert kept.exit_code == 0, kept.output
+    head.write_text(head.read_text(encoding="utf-8") + " " * 5000, encoding="utf-8")
+    refused = arbitru("ledger", "verify", "--db", signed, "--expect-head", str(head), *pubkey)
+    assert refused.exit_code == 2, refused.output
+    said = " ".join(refused.stderr.split())
+    assert "published head file" in said and "4 KiB" in said, said
