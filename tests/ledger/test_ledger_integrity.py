@@ -531,3 +531,74 @@ def test_a_published_head_file_above_its_cap_is_refused_before_it_is_read(
     assert refused.exit_code == 2, refused.output
     said = " ".join(refused.stderr.split())
     assert "published head file" in said and "4 KiB" in said, said
+
+
+LONG = 2 * SIZE
+"""A ledger of twice `SIZE` events with its checkpoint (of `SIZE`) in the middle: more than
+one block of `2**SUBTREE_LEVEL` on each side, so that the quick check reads neither all of it
+nor only the events after the checkpoint."""
+
+
+def _rewritten_from(store: EventStore, first: int) -> None:
+    """Every event from `first` on given another rack and the hash its content now gives, so
+    that the chain holds together."""
+    rows = list(store.iter_rows(from_seq=first))
+    prev_hash = rows[0][9]
+    cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+    for row in rows:
+        payload = canonical_json({"drawn": "QQQQQ", "round": row[0]}).encode()
+        digest = chain_hash(prev_hash, envelope_bytes((*row[:6], payload, *row[7:9], prev_hash)))
+        raw(store, f"UPDATE events SET payload = '{payload.decode()}'{cast}, prev_hash = "
+                   f"'{prev_hash}', hash = '{digest}' WHERE seq = {row[0]}")  # fmt: skip
+        prev_hash = digest
+
+
+def _truncated(store: EventStore) -> str:
+    raw(store, f"DELETE FROM events WHERE seq > {SIZE - 20}")
+    return f"checkpoint {SIZE} covers {SIZE} events but the ledger holds only {SIZE - 20}"
+
+
+def _last_events_rewritten(store: EventStore) -> str:
+    _rewritten_from(store, SIZE - 10)
+    return f"no longer give the root signed by checkpoint {SIZE}"
+
+
+def _stretch_after_it_altered(store: EventStore) -> str:
+    cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+    raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":9}}'{cast}
+                   WHERE seq = {SIZE + 150}""")  # fmt: skip
+    return f"seq {SIZE + 150}: its content no longer gives its stored hash"
+
+
+@pytest.mark.parametrize(
+    "alter",
+    [_truncated, _last_events_rewritten, _stretch_after_it_altered],
+    ids=["truncation", "last-events-rewritten", "stretch-after-the-checkpoint-altered"],
+)
+def test_the_quick_check_of_a_long_ledger_reads_from_the_checkpoints_block_and_catches(
+    signed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alter
+) -> None:
+    with EventStore(signed) as store:
+        fill(store, LONG - SIZE)
+        assert store.head().seq == LONG
+    read_from: list[int] = []
+    iter_rows = EventStore.iter_rows
+
+    def spied(self, *args, **kwargs):
+        read_from.append(kwargs.get("from_seq", 1))
+        return iter_rows(self, *args, **kwargs)
+
+    monkeypatch.setattr(EventStore, "iter_rows", spied)
+    intact = arbitru("ledger", "head", "--db", signed)
+    assert intact.exit_code == 0 and intact.stderr == "", intact.output
+    block = (SIZE - 1) >> SUBTREE_LEVEL << SUBTREE_LEVEL
+    assert read_from == [block + 1], "from the start of the checkpoint's last block, no earlier"
+    with EventStore(signed) as store:
+        drop_triggers(store)
+        reason = alter(store)
+    lines = tmp_path / "t9.jsonl"
+    lines.write_text(json.dumps(TOURNAMENT_LINE) + "\n", encoding="utf-8")
+    for command in (("head",), ("import", str(lines))):
+        caught = arbitru("ledger", *command, "--db", signed)
+        assert caught.exit_code == 1, (command, caught.output)
+        assert reason in " ".join(caught.stderr.split()), (command, caught.stderr)
