@@ -39,7 +39,6 @@ from ledger import (
     verify_rows,
 )
 from ledger.canonical import now_recorded_at
-from ledger.catalogue import stream_kind
 from ledger.checkpoints import list_checkpoints, recent_stretch, refuse_other_key
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
@@ -65,7 +64,7 @@ from pipelines.ledger_progress import (
     shows_progress,
 )
 from pipelines.output_file import output_target, write_whole
-from pipelines.stream_names import misnamed_streams
+from pipelines.stream_names import claim_problem, claimed_ids
 
 if TYPE_CHECKING:
     from ledger.signing import Ed25519PrivateKey, Ed25519PublicKey
@@ -148,7 +147,8 @@ def import_command(
 
     Every line is checked first, payloads included, and every bad line is listed.
     Nothing is written unless the whole file is valid.
-    Events already stored (same event_id) are skipped."""
+    Events already stored (same event_id) are skipped. A ledger failing its quick check
+    is refused first (exit 1), as an append is."""
     with (
         _open_input(file) as given,
         _readable_at_once(given) as source,
@@ -161,7 +161,7 @@ def import_command(
                 f"refused, nothing was written: the ledger fails its integrity check: {exc}",
                 ExitCode.NEGATIVE,
             )
-        claimed = _claimed_ids(store)
+        payload_check = _payload_check(store)
         shown = shows_progress(_err, as_json)
         total = file_size(source)
         with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:
@@ -170,7 +170,7 @@ def import_command(
                 store,
                 lines,
                 require_same_hashes=require_same_hashes,
-                payload_check=_payload_check(claimed),
+                payload_check=payload_check,
             )
     if report.ok:
         say_if_output_fails(
@@ -185,30 +185,15 @@ def import_command(
         raise typer.Exit(1)
 
 
-def _claimed_ids(store: EventStore) -> dict[tuple[str, str, object], str]:
-    """(opening event type, its naming field, id) -> the stream of an older ledger whose
-    opening event names that id though the stream bears another (`pipelines.stream_names`)."""
-    found = {}
-    for m in misnamed_streams(store).values():
-        kind = stream_kind(m.stream)
-        found[(kind.opened_by, kind.named_by, m.named)] = m.stream
-    return found
-
-
-def _payload_check(claimed: dict[tuple[str, str, object], str]) -> PayloadCheck:
-    """`check_payload`, and an opening event refused when the id it names is one that another
-    stream already claims: one id is one stream, as `game create` holds."""
+def _payload_check(store: EventStore) -> PayloadCheck:
+    """`check_payload`, and an opening event refused when the id it names is one another
+    stream of the ledger already claims (`pipelines.stream_names`), as `game create` does."""
+    claimed = claimed_ids(store)
 
     def check(type_name: str, schema: int, payload: dict, meta: dict) -> str | None:
-        problem = check_payload(type_name, schema, payload, meta)
-        for (opened_by, named_by, named), stream in claimed.items():
-            if problem is None and opened_by == type_name and payload.get(named_by) == named:
-                problem = (
-                    f"{stream} already claims the id {named} (its {type_name} names it, as an "
-                    "older Arbitru allowed): a new stream of that id would make two streams of "
-                    "one id"
-                )
-        return problem
+        return check_payload(type_name, schema, payload, meta) or claim_problem(
+            claimed, type_name, payload
+        )
 
     return check
 
