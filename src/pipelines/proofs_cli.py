@@ -67,7 +67,8 @@ def checkpoint_command(
         typer.Option(
             "--quick",
             help="Check only what the latest checkpoint does not cover (the events since it "
-            "and its last block), as the end of a round does, instead of the whole ledger.",
+            "and its last block) and its signature, as the end of a round does, instead of "
+            "the whole ledger.",
         ),
     ] = False,
 ) -> None:
