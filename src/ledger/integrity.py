@@ -4,7 +4,8 @@ cost that does not grow with the ledger (docs/proofs.md, "What a checkpoint guar
 
 `check_recent` is the check a checkpoint makes before it signs (`ledger.checkpoints`): the
 latest checkpoint's root reproduced from the stored tree and the event hashes of its last
-block, the head not below it, every event since intact. `ledger verify` is the full check.
+block, the head not below it, every event since intact; on a ledger with no checkpoint, the
+last `UNSIGNED_TAIL` events only. `ledger verify` is the full check.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ledger.canonical import chain_hash, envelope_bytes
-from ledger.checkpoints import LedgerAltered, recent_stretch
+from ledger.checkpoints import LedgerAltered, check_since_checkpoint
 from ledger.envelope import RecordedEvent
 from ledger.jsonl import event_row
 from ledger.store import EventStore
@@ -22,9 +23,10 @@ def check_recent(store: EventStore) -> None:
     """Raise ledger.checkpoints.LedgerAltered (message naming what is wrong and saying to run
     `arbitru ledger verify`) unless: the latest checkpoint's root is reproduced from the stored
     tree and the event hashes of its last block, the head is not below it, and every event after
-    it links to the one before and its content gives its hash. Without a checkpoint, the stretch
-    is the whole ledger. Cost: the events since the latest checkpoint plus O(log n)."""
-    recent_stretch(store)
+    it links to the one before and its content gives its hash. Without a checkpoint, only the
+    last `ledger.checkpoints.UNSIGNED_TAIL` events are checked. Cost: the events since the
+    latest checkpoint (at most that many without one) plus O(log n)."""
+    check_since_checkpoint(store)
 
 
 def check_events(events: Iterable[RecordedEvent]) -> None:

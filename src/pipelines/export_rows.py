@@ -6,7 +6,7 @@ the games replayed, the same rows either way.
         and tournament it is filed under (the filing `arbitru recompute` uses), each game's
         GameCreated (variant, ruleset, word list), and whether the read models are fresh:
         computed at exactly these games' last events and filing.
-    season_rows(store, snapshot, season) -> dict[table, list[tuple]]
+    season_rows(store, snapshot, season, verify=True) -> dict[table, list[tuple]]
         The `player_rounds`, `rounds` and game `standings` rows of one season's games, as
         tuples in `season_rows.COLUMNS` order, in the export's order (`ORDER`): read from the
         read-model tables when fresh, else each game folded and turned into rows
@@ -151,12 +151,15 @@ def _fresh_models(store: EventStore, games: Sequence[GameSource]) -> tuple[Any, 
     return before if fresh else None
 
 
-def season_rows(store: EventStore, shot: Snapshot, season: str | None) -> dict[str, list[tuple]]:
-    """One season's rows of every table, sorted (see the module docstring)."""
+def season_rows(
+    store: EventStore, shot: Snapshot, season: str | None, *, verify: bool = True
+) -> dict[str, list[tuple]]:
+    """One season's rows of every table, sorted (see the module docstring). A replay checks
+    every event against its hash unless not `verify` (an export with `--skip-verify`)."""
     games = [g for g in shot.games if g.season == season]
     rows = _read(store, season, shot.models) if shot.fresh else None
     if rows is None:
-        rows = _replayed(store, shot.head, games)
+        rows = _replayed(store, shot.head, games, verify)
     return {name: sorted(found, key=_key(name)) for name, found in rows.items()}
 
 
@@ -182,12 +185,15 @@ def _read(
     return found
 
 
-def _replayed(store: EventStore, head: Head, games: Sequence[GameSource]) -> dict[str, list[tuple]]:
+def _replayed(
+    store: EventStore, head: Head, games: Sequence[GameSource], verify: bool
+) -> dict[str, list[tuple]]:
     """The games folded and turned into rows as `arbitru recompute` does (a game that cannot
     be folded has none)."""
     found: dict[str, list[tuple]] = {name: [] for name in TABLES}
     for start in range(0, len(games), GAMES_PER_TASK):
-        for replayed in replay_games(store, games[start : start + GAMES_PER_TASK], head.seq):
+        batch = games[start : start + GAMES_PER_TASK]
+        for replayed in replay_games(store, batch, head.seq, verify=verify):
             for name in TABLES:
                 found[name] += replayed.rows[name]
     return found

@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Annotated
 import sqlalchemy as sa
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from engine.echo import echo
@@ -38,11 +39,19 @@ from ledger import (
     verify_rows,
 )
 from ledger.canonical import now_recorded_at
-from ledger.checkpoints import list_checkpoints
+from ledger.checkpoints import list_checkpoints, recent_stretch, refuse_other_key
 from ledger.database import DEFAULT_URL, create_db_engine, driver_error, upgrade
 from ledger.envelope import STREAM_FORMAT, check_stream
-from ledger.input_files import EVENTS, STDIN, InputFileError, open_input, standard_input
-from ledger.jsonl import row_line, write_rows
+from ledger.input_files import (
+    EVENTS,
+    PUBLISHED_HEAD,
+    STDIN,
+    InputFileError,
+    open_input,
+    read_input,
+    standard_input,
+)
+from ledger.jsonl import PayloadCheck, row_line, write_rows
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode, OutputNotWritten, say_if_output_fails, system_refused
 from pipelines.game_records import check_payload
@@ -55,9 +64,10 @@ from pipelines.ledger_progress import (
     shows_progress,
 )
 from pipelines.output_file import output_target, write_whole
+from pipelines.stream_names import claim_problem, claimed_ids
 
 if TYPE_CHECKING:
-    from ledger.signing import Ed25519PublicKey
+    from ledger.signing import Ed25519PrivateKey, Ed25519PublicKey
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -137,12 +147,21 @@ def import_command(
 
     Every line is checked first, payloads included, and every bad line is listed.
     Nothing is written unless the whole file is valid.
-    Events already stored (same event_id) are skipped."""
+    Events already stored (same event_id) are skipped. A ledger failing its quick check
+    is refused first (exit 1), as an append is."""
     with (
         _open_input(file) as given,
         _readable_at_once(given) as source,
         _store(db, create=True) as store,
     ):
+        try:
+            check_recent(store)
+        except LedgerAltered as exc:
+            fail(
+                f"refused, nothing was written: the ledger fails its integrity check: {exc}",
+                ExitCode.NEGATIVE,
+            )
+        payload_check = _payload_check(store)
         shown = shows_progress(_err, as_json)
         total = file_size(source)
         with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:
@@ -151,7 +170,7 @@ def import_command(
                 store,
                 lines,
                 require_same_hashes=require_same_hashes,
-                payload_check=check_payload,
+                payload_check=payload_check,
             )
     if report.ok:
         say_if_output_fails(
@@ -164,6 +183,19 @@ def import_command(
         _show_import(report, file)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _payload_check(store: EventStore) -> PayloadCheck:
+    """`check_payload`, and an opening event refused when the id it names is one another
+    stream of the ledger already claims (`pipelines.stream_names`), as `game create` does."""
+    claimed = claimed_ids(store)
+
+    def check(type_name: str, schema: int, payload: dict, meta: dict) -> str | None:
+        return check_payload(type_name, schema, payload, meta) or claim_problem(
+            claimed, type_name, payload
+        )
+
+    return check
 
 
 def _show_import(report: ImportReport, file: Path) -> None:
@@ -207,7 +239,9 @@ def export_command(
 ) -> None:
     """Export events as JSON Lines with every envelope field, in seq order.
 
-    Each line holds the event as stored, so an altered row stays detectable in the export."""
+    Each line holds the event as stored, so an altered row stays detectable in the export.
+    A ledger failing the quick check is said on stderr first; the export is written and the
+    command exits 1."""
     if stream is not None and check_stream(stream):
         fail(
             f"{echo(stream)} is not a stream id: expected tournament/<id> or game/<id>, matching "
@@ -217,11 +251,12 @@ def export_command(
     with _store(db) as store:
         if stream is not None and store.stream_version(stream) == 0:
             fail(f"no stream {stream} in this ledger: check the id and --db; nothing was exported")
+        altered = _said_if_altered(store, "this export")
         rows = store.iter_rows(stream=stream)
         if target is None:
             count = _export_to_stdout(row_line(row) for row in rows)
             if count is None:
-                return
+                raise typer.Exit(ExitCode.NEGATIVE if altered else 0)
         else:
             total = store.stream_version(stream) if stream else store.head().seq
             with progress(
@@ -230,6 +265,24 @@ def export_command(
                 lines = (row_line(row) for row in counted_rows(rows, advance))
                 count = write_whole(lines, out, target)
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
+    if altered:
+        raise typer.Exit(ExitCode.NEGATIVE)
+
+
+def _said_if_altered(store: EventStore, what: str) -> bool:
+    """Whether the ledger fails the quick check (`check_recent`); when it does, one line on
+    stderr says so before the output, which is still written (the events as stored, for
+    forensic work) and the command exits 1 after it, as the game views do."""
+    try:
+        check_recent(store)
+    except LedgerAltered as exc:
+        _err.print(
+            f"[bold red]error:[/] the ledger fails its integrity check, so {what} is not "
+            f"vouched for: {escape(str(exc))}",
+            soft_wrap=True,
+        )
+        return True
+    return False
 
 
 def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
@@ -361,7 +414,9 @@ def _expected_head(text: str, trusted: Ed25519PublicKey | None) -> Head:
     from ledger.published_head import PublishedHeadError, parse_published  # `cryptography`
 
     try:
-        published = parse_published(json.loads(path.read_bytes().decode("utf-8")))
+        published = parse_published(json.loads(read_input(path, PUBLISHED_HEAD).decode("utf-8")))
+    except InputFileError as exc:
+        fail(str(exc))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         fail(f"{path}: cannot read it as a published head file ({exc})")
     except PublishedHeadError as exc:
@@ -453,19 +508,24 @@ def head_command(
     """The last seq and its hash, as SEQ:HASH: the digest a federation publishes, exactly as
     `ledger verify --expect-head` takes it.
 
-    With --publish FILE --key KEY the ledger is first checked against its latest checkpoint
-    (exit 1 if altered), then the head is signed and written to FILE."""
+    With --publish FILE --key KEY the ledger is first checked as a checkpoint checks it
+    before signing, and its latest checkpoint must be signed by KEY (exit 1 otherwise); then
+    the head is signed and written to FILE. Without --publish, a ledger failing the quick
+    check is said on stderr first and the command exits 1 after printing the head."""
     if publish is None and key is not None:
         fail("--key signs a published head: give --publish FILE too")
     if publish is not None and key is None:
         fail("--publish needs --key FILE, the private key that signs the head")
     if publish is None:
         with _store(db) as store:
+            altered = _said_if_altered(store, "this head")
             head = store.head()
         if as_json:
             emit_json({"seq": head.seq, "hash": head.hash})
         else:
             typer.echo(f"{head.seq}:{head.hash}")
+        if altered:
+            raise typer.Exit(ExitCode.NEGATIVE)
         return
     assert key is not None
     from ledger.published_head import publish as sign_head  # loads `cryptography`
@@ -478,7 +538,7 @@ def head_command(
     target = output_target(publish)
     with _store(db) as store:
         try:
-            check_recent(store)
+            _check_before_publishing(store, private_key)
         except LedgerAltered as exc:
             fail(f"nothing was published: {exc}", ExitCode.NEGATIVE)
         head = store.head()
@@ -494,6 +554,16 @@ def head_command(
         f"written to {publish}: keep it outside this system",
         soft_wrap=True,
     )
+
+
+def _check_before_publishing(store: EventStore, private_key: Ed25519PrivateKey) -> None:
+    """Raise `LedgerAltered` unless the ledger passes the check a checkpoint makes before it
+    signs: the events since the latest checkpoint (the whole ledger when there is none), and
+    the latest checkpoint signed by this key, so that a head is never signed over a history
+    another key vouches for."""
+    stretch = recent_stretch(store)
+    if stretch.previous is not None:
+        refuse_other_key(stretch.previous, private_key.public_key())
 
 
 @db_app.command("upgrade")

@@ -31,14 +31,16 @@ What it reads is verified first (`verified_checkpoint`): the whole chain up to t
 ledger's quick check against its latest checkpoint, and the root of the checkpoint the
 manifest names recomputed from the event hashes; an altered ledger is refused
 (`LedgerAltered`). `verify=False` (forensic work) skips it: the manifest then says
-`"verified": false` and names no checkpoint, as nothing vouches for one.
+`"verified": false` and names no checkpoint, as nothing vouches for one, and the game rows
+are always replayed from the events the export holds (read models computed before an edit
+would disagree with its `events` table).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +123,8 @@ def export_parquet(
     `with_csv` writes every file as CSV too (`pipelines.csv_files`)."""
     target = export_target(out, overwrite=overwrite)
     shot = snapshot(store)
+    if not verify:  # read models may predate an edit the unverified events hold: replay
+        shot = replace(shot, models=None)
     if shot.head.seq == 0:
         raise ExportError(
             "the ledger is empty: there is nothing to export; import events first "
@@ -218,7 +222,7 @@ def _write(
     tops: dict[str, int] = {}
     good = {g.game_id for g in shot.games if g.stream not in misnamed}
     for season in seasons:
-        rows = _credited(season_rows(store, shot, season), good)
+        rows = _credited(season_rows(store, shot, season, verify=verified), good)
         for name in ("player_rounds", "rounds"):
             files.append(write_table(folder, name, season, [_table(name, rows[name])], meta))
             for game_id in _column(name, rows[name], "game_id"):

@@ -11,6 +11,8 @@ game is credited to another.
     claimants(store, stream) -> list[stream]
         The other streams whose opening event names this stream's id (`game create` refuses
         an id already claimed).
+    claimed_ids(store) -> Claimed;  claim_problem(claimed, type, payload) -> str | None
+        The same for the opening events of an import, read once before it.
 """
 
 from __future__ import annotations
@@ -83,3 +85,28 @@ def claimants(store: EventStore, stream: str) -> list[str]:
         for m in misnamed_streams(store).values()
         if m.named == own and m.stream.split("/", 1)[0] == kind
     ]
+
+
+Claimed = dict[tuple[str, str, object], str]
+"""(opening event type, its field naming the id, the id) -> the stream that claims the id."""
+
+
+def claimed_ids(store: EventStore) -> Claimed:
+    """The ids the misnamed streams of the ledger claim, each with the stream claiming it."""
+    found: Claimed = {}
+    for m in misnamed_streams(store).values():
+        kind = stream_kind(m.stream)
+        found[(kind.opened_by, kind.named_by, m.named)] = m.stream
+    return found
+
+
+def claim_problem(claimed: Claimed, type_name: str, payload: dict[str, Any]) -> str | None:
+    """Why an event of `type_name` may not open a stream of the id it names, or None: another
+    stream already claims that id."""
+    for (opened_by, named_by, named), stream in claimed.items():
+        if opened_by == type_name and payload.get(named_by) == named:
+            return (
+                f"{stream} already claims the id {named} (its {type_name} names it, as an "
+                "older Arbitru allowed): a new stream of that id would make two streams of one id"
+            )
+    return None

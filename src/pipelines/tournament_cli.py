@@ -265,13 +265,14 @@ def _left_out(
     misnamed: dict[str, Misnamed], tournaments: list[Tournament], claiming: str | None = None
 ) -> list[Misnamed]:
     """The streams left out of these standings: the tournaments' games whose GameCreated
-    names another game, and the tournament streams naming another tournament (only those
-    claiming or bearing the id `claiming`, when given)."""
-    games = {f"game/{g}" for t in tournaments for g in t.games}
+    names another game, the game streams whose GameCreated names one of the tournaments'
+    games, and the tournament streams naming another tournament (only those claiming or
+    bearing the id `claiming`, when given)."""
+    ids = {g for t in tournaments for g in t.games}
     return [
         m
         for m in misnamed.values()
-        if m.stream in games
+        if (m.stream.startswith("game/") and (m.stream.split("/", 1)[1] in ids or m.named in ids))
         or (
             m.stream.startswith("tournament/")
             and (claiming is None or claiming in (m.named, m.stream.split("/", 1)[1]))

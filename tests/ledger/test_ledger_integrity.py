@@ -18,12 +18,13 @@ from ledger_helpers import game_created, rack, rfc_mth
 from typer.testing import CliRunner
 
 from ledger import EventStore, check_events, check_recent
+from ledger import checkpoints as checkpoints_module
 from ledger.canonical import canonical_json, chain_hash, envelope_bytes
 from ledger.checkpoints import SUBTREE_LEVEL, LedgerAltered, list_checkpoints, make_checkpoint
 from ledger.jsonl import row_line
 from ledger.merkle import leaf_hash, levels
 from ledger.signing import Ed25519PrivateKey
-from pipelines.checkpoints import CHECKPOINT_KEY_ENV
+from pipelines.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
 from pipelines.cli import app
 
 runner = CliRunner()
@@ -337,3 +338,267 @@ def test_a_checkpoint_made_meanwhile_by_another_round_close_does_not_fail_this_o
     assert created and [c.tree_size for c in list_checkpoints(store)] == [600, 601]
     hashes = [bytes.fromhex(row[10]) for row in store.iter_rows()][:600]
     assert checkpoint.root == rfc_mth(hashes).hex()
+
+
+def _forged_with_a_fresh_key(signed: str, tmp_path: Path) -> Path:
+    """The ledger at `signed` rewritten whole with fresh hashes, its checkpoints and subtrees
+    deleted, and the forgery checkpointed by a key of the forger's; that key."""
+    with EventStore(signed) as store:
+        drop_triggers(store)
+        raw(store, "DELETE FROM events", "DELETE FROM merkle_subtrees", "DELETE FROM checkpoints")
+        store.append("game/g1", [game_created(), rack(1, "QQQQQ")])
+        fill(store, SIZE - 2)
+    forger = tmp_path / "forger.key"
+    assert arbitru("keys", "new", str(forger)).exit_code == 0
+    assert arbitru("ledger", "checkpoint", "--key", str(forger), "--db", signed).exit_code == 0
+    return forger
+
+
+def test_a_key_signs_no_checkpoint_over_a_checkpoint_another_key_made(
+    signed: str, key: Path, tmp_path: Path
+) -> None:
+    forger = _forged_with_a_fresh_key(signed, tmp_path)
+    with EventStore(signed) as store:
+        forged = table_rows(store, "checkpoints")
+    for grown in (False, True):
+        if grown:
+            with EventStore(signed) as store:
+                fill(store, 1, "game/later")
+        for how in ([], ["--quick"]):
+            made = arbitru("ledger", "checkpoint", "--key", str(key), *how, "--db", signed)
+            assert made.exit_code == 1, (how, made.output)
+            said = " ".join(made.stderr.split())
+            assert "nothing was signed" in said and "was not made by this key" in said, said
+    with EventStore(signed) as store:
+        with pytest.raises(LedgerAltered, match="was not made by this key"):
+            checkpoint_if_configured(store, key)  # what a round close or a game end runs
+        assert table_rows(store, "checkpoints") == forged
+    assert arbitru("ledger", "checkpoint", "--key", str(forger), "--db", signed).exit_code == 0
+
+
+def test_a_key_publishes_no_head_over_a_checkpoint_another_key_made(
+    signed: str, key: Path, tmp_path: Path
+) -> None:
+    _forged_with_a_fresh_key(signed, tmp_path)
+    head = tmp_path / "head.json"
+    published = arbitru("ledger", "head", "--publish", str(head), "--key", str(key), "--db", signed)
+    assert published.exit_code == 1, published.output
+    said = " ".join(published.stderr.split())
+    assert "nothing was published" in said and "was not made by this key" in said, said
+    assert not head.exists()
+
+
+def test_a_checkpoint_whose_signature_does_not_verify_is_not_signed_over(
+    signed: str, key: Path
+) -> None:
+    with EventStore(signed) as store:
+        drop_triggers(store)
+        if store.engine.dialect.name == "sqlite":
+            raw(store, "DROP TRIGGER checkpoints_refuse_update")
+        raw(store, "UPDATE checkpoints SET signature = 'AAAA'")
+    made = arbitru("ledger", "checkpoint", "--key", str(key), "--quick", "--db", signed)
+    assert made.exit_code == 1, made.output
+    assert "does not verify" in " ".join(made.stderr.split())
+
+
+def _altered_after_the_checkpoint(url: str) -> int:
+    """Five events added after the checkpoint and the second of them edited in place, its
+    stored hash kept: what the quick check reaches. Its seq."""
+    seq = SIZE + 2
+    with EventStore(url) as store:
+        fill(store, 5)
+        drop_triggers(store)
+        cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+        raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":9}}'{cast}
+                       WHERE seq = {seq}""")  # fmt: skip
+    return seq
+
+
+TOURNAMENT_LINE = {
+    "stream": "tournament/t9",
+    "type": "TournamentCreated",
+    "schema": 1,
+    "payload": {"tournament_id": "t9", "name": "Cupa", "season": "2026"},
+}
+
+
+def test_an_import_onto_a_ledger_failing_the_quick_check_is_refused(
+    signed: str, tmp_path: Path
+) -> None:
+    seq = _altered_after_the_checkpoint(signed)
+    with EventStore(signed) as store:
+        before = store.head()
+    lines = tmp_path / "t9.jsonl"
+    lines.write_text(json.dumps(TOURNAMENT_LINE) + "\n", encoding="utf-8")
+    refused = arbitru("ledger", "import", str(lines), "--db", signed)
+    assert refused.exit_code == 1, refused.output
+    said = " ".join(refused.stderr.split())
+    assert said.startswith(
+        "error: refused, nothing was written: the ledger fails its integrity check: "
+        f"seq {seq}: its content no longer gives its stored hash"
+    ), said
+    with EventStore(signed) as store:
+        assert store.head() == before
+
+
+@pytest.mark.parametrize("command", [("head",), ("head", "--json"), ("export",)])
+def test_ledger_head_and_export_of_a_ledger_failing_the_quick_check_say_so_and_exit_1(
+    signed: str, command: tuple[str, ...]
+) -> None:
+    seq = _altered_after_the_checkpoint(signed)
+    result = arbitru("ledger", *command, "--db", signed)
+    assert result.exit_code == 1, result.output
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("error: the ledger fails its integrity check, so this "), first
+    assert f"seq {seq}: its content no longer gives its stored hash" in first
+    with EventStore(signed) as store:
+        head = store.head()
+    if command[0] == "head":
+        assert f"{head.seq}:{head.hash}" in result.stdout or json.loads(result.stdout) == {
+            "seq": head.seq,
+            "hash": head.hash,
+        }
+    else:
+        assert len(result.stdout.splitlines()) == head.seq  # every event, as stored
+
+
+def test_ledger_head_and_export_of_an_intact_ledger_exit_0_saying_nothing(signed: str) -> None:
+    for command in (("head",), ("export",)):
+        result = arbitru("ledger", *command, "--db", signed)
+        assert result.exit_code == 0, result.output
+        assert "integrity" not in result.stderr
+
+
+def test_without_a_checkpoint_the_quick_check_reads_only_the_last_events(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ledger with no checkpoint: only the last `UNSIGNED_TAIL` events are checked, so an
+    edit deeper down is left to `ledger verify`, and one among the last is caught."""
+    monkeypatch.setattr(checkpoints_module, "UNSIGNED_TAIL", 50)
+    with EventStore(db_url) as store:
+        fill(store, SIZE)
+        drop_triggers(store)
+        cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+        for seq in (10, SIZE - 20):
+            raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":{seq}}}'{cast}
+                           WHERE seq = {seq}""")  # fmt: skip
+            result = arbitru("ledger", "head", "--db", db_url)
+            if seq == 10:
+                assert result.exit_code == 0 and result.stderr == "", result.output
+            else:
+                assert result.exit_code == 1, result.output
+                assert f"seq {seq}: its content no longer gives" in result.stderr
+    verified = arbitru("ledger", "verify", "--db", db_url, "--json")
+    assert verified.exit_code == 1 and json.loads(verified.stdout)["first_broken_seq"] == 10
+
+
+def test_the_first_checkpoint_of_a_ledger_checks_every_event(
+    db_url: str, key: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checkpoints_module, "UNSIGNED_TAIL", 50)
+    with EventStore(db_url) as store:
+        fill(store, SIZE)
+        drop_triggers(store)
+        cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+        raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":9}}'{cast}
+                       WHERE seq = 10""")  # fmt: skip
+    for how in (["--quick"], []):
+        made = arbitru("ledger", "checkpoint", "--key", str(key), *how, "--db", db_url)
+        assert made.exit_code == 1, (how, made.output)
+        assert "nothing was signed" in made.stderr
+    with (
+        EventStore(db_url) as store,
+        pytest.raises(LedgerAltered, match="seq 10: its content no longer gives"),
+    ):
+        make_checkpoint(store, KEY)
+    head = tmp_path / "head.json"
+    published = arbitru("ledger", "head", "--db", db_url, "--publish", str(head), "--key", str(key))
+    assert published.exit_code == 1 and "nothing was published" in published.stderr
+    assert not head.exists()
+
+
+def test_a_published_head_file_above_its_cap_is_refused_before_it_is_read(
+    signed: str, key: Path, tmp_path: Path
+) -> None:
+    head = tmp_path / "head.json"
+    made = arbitru("ledger", "head", "--publish", str(head), "--key", str(key), "--db", signed)
+    assert made.exit_code == 0, made.output
+    pubkey = ("--pubkey", str(key) + ".pub")
+    kept = arbitru("ledger", "verify", "--db", signed, "--expect-head", str(head), *pubkey)
+    assert kept.exit_code == 0, kept.output
+    head.write_text(head.read_text(encoding="utf-8") + " " * 5000, encoding="utf-8")
+    refused = arbitru("ledger", "verify", "--db", signed, "--expect-head", str(head), *pubkey)
+    assert refused.exit_code == 2, refused.output
+    said = " ".join(refused.stderr.split())
+    assert "published head file" in said and "4 KiB" in said, said
+
+
+LONG = 2 * SIZE
+"""A ledger of twice `SIZE` events with its checkpoint (of `SIZE`) in the middle: more than
+one block of `2**SUBTREE_LEVEL` on each side, so that the quick check reads neither all of it
+nor only the events after the checkpoint."""
+
+
+def _rewritten_from(store: EventStore, first: int) -> None:
+    """Every event from `first` on given another rack and the hash its content now gives, so
+    that the chain holds together."""
+    rows = list(store.iter_rows(from_seq=first))
+    prev_hash = rows[0][9]
+    cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+    for row in rows:
+        payload = canonical_json({"drawn": "QQQQQ", "round": row[0]}).encode()
+        digest = chain_hash(prev_hash, envelope_bytes((*row[:6], payload, *row[7:9], prev_hash)))
+        raw(store, f"UPDATE events SET payload = '{payload.decode()}'{cast}, prev_hash = "
+                   f"'{prev_hash}', hash = '{digest}' WHERE seq = {row[0]}")  # fmt: skip
+        prev_hash = digest
+
+
+def _truncated(store: EventStore) -> str:
+    raw(store, f"DELETE FROM events WHERE seq > {SIZE - 20}")
+    return f"checkpoint {SIZE} covers {SIZE} events but the ledger holds only {SIZE - 20}"
+
+
+def _last_events_rewritten(store: EventStore) -> str:
+    _rewritten_from(store, SIZE - 10)
+    return f"no longer give the root signed by checkpoint {SIZE}"
+
+
+def _stretch_after_it_altered(store: EventStore) -> str:
+    cast = "::jsonb" if store.engine.dialect.name == "postgresql" else ""
+    raw(store, f"""UPDATE events SET payload = '{{"drawn":"ZZZZZ","round":9}}'{cast}
+                   WHERE seq = {SIZE + 150}""")  # fmt: skip
+    return f"seq {SIZE + 150}: its content no longer gives its stored hash"
+
+
+@pytest.mark.parametrize(
+    "alter",
+    [_truncated, _last_events_rewritten, _stretch_after_it_altered],
+    ids=["truncation", "last-events-rewritten", "stretch-after-the-checkpoint-altered"],
+)
+def test_the_quick_check_of_a_long_ledger_reads_from_the_checkpoints_block_and_catches(
+    signed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alter
+) -> None:
+    with EventStore(signed) as store:
+        fill(store, LONG - SIZE)
+        assert store.head().seq == LONG
+    read_from: list[int] = []
+    iter_rows = EventStore.iter_rows
+
+    def spied(self, *args, **kwargs):
+        read_from.append(kwargs.get("from_seq", 1))
+        return iter_rows(self, *args, **kwargs)
+
+    monkeypatch.setattr(EventStore, "iter_rows", spied)
+    intact = arbitru("ledger", "head", "--db", signed)
+    assert intact.exit_code == 0 and intact.stderr == "", intact.output
+    block = (SIZE - 1) >> SUBTREE_LEVEL << SUBTREE_LEVEL
+    assert read_from == [block + 1], "from the start of the checkpoint's last block, no earlier"
+    with EventStore(signed) as store:
+        drop_triggers(store)
+        reason = alter(store)
+    lines = tmp_path / "t9.jsonl"
+    lines.write_text(json.dumps(TOURNAMENT_LINE) + "\n", encoding="utf-8")
+    for command in (("head",), ("import", str(lines))):
+        caught = arbitru("ledger", *command, "--db", signed)
+        assert caught.exit_code == 1, (command, caught.output)
+        assert reason in " ".join(caught.stderr.split()), (command, caught.stderr)

@@ -182,3 +182,21 @@ def test_a_recompute_checks_every_event_it_replays_against_its_hash(
             replay_games(store, work.todo, work.head.seq)
         (replayed,) = replay_games(store, work.todo, work.head.seq, verify=False)
     assert replayed.rows["standings"], "--skip-verify still replays the altered game"
+
+
+def test_an_export_with_skip_verify_replays_the_events_it_exports(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The read models were computed before the slip at seq 69 was edited (its hash kept, so
+    they look fresh): an unverified export takes its rows from the events its `events` table
+    holds, never from those read models."""
+    altered_ledger("payload edit", db_url, tmp_path)
+    out = tmp_path / "parquet"
+    forensic = _run("export", "--out", str(out), "--db", db_url, "--skip-verify", "--json")
+    assert forensic.exit_code == 0, forensic.output
+    assert json.loads(forensic.stdout)["rows_from"] == "replay"
+    intact = tmp_path / "intact"
+    signed_ledger(f"sqlite:///{tmp_path / 'intact.db'}", tmp_path)
+    verified = _run("export", "--out", str(intact), "--db", f"sqlite:///{tmp_path / 'intact.db'}",
+                    "--json")  # fmt: skip
+    assert json.loads(verified.stdout)["rows_from"] == "read models"

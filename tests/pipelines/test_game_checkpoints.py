@@ -64,3 +64,22 @@ def test_an_unusable_key_warns_and_the_round_stays_closed(
     assert "no checkpoint was signed" in result.stderr
     assert arbiter.events()[-1] == "RoundClosed"
     assert _checkpoints(sqlite_url) == []
+
+
+def test_a_round_close_signs_nothing_over_a_checkpoint_another_key_made(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key, other = tmp_path / "federation.key", tmp_path / "other.key"
+    for path in (key, other):
+        assert runner.invoke(app, ["keys", "new", str(path)]).exit_code == 0
+    monkeypatch.setenv("ARBITRU_CHECKPOINT_KEY", str(key))
+    arbiter = Arbiter(db_url)
+    _round_one(arbiter)
+    made = runner.invoke(app, ["ledger", "checkpoint", "--key", str(other), "--db", db_url])
+    assert made.exit_code == 0, made.output
+    result = arbiter.run("close-round", "hd1")
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())
+    assert "no checkpoint was signed" in said and "was not made by this key" in said, said
+    assert arbiter.events()[-1] == "RoundClosed"
+    assert len(_checkpoints(db_url)) == 1

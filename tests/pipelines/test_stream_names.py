@@ -277,3 +277,49 @@ def test_export_credits_no_row_an_older_recompute_filed_under_the_id_a_stream_na
     assert [m["stream"] for m in report["left_out"]] == ["game/stray"]
     _run("export", "--out", str(tmp_path / "clean"), "--db", clean, code=0)
     assert _rows(tmp_path / "older") == _rows(tmp_path / "clean")
+
+
+def test_import_refuses_a_new_stream_of_an_id_an_older_stream_claims(
+    db_url: str, tmp_path: Path
+) -> None:
+    """game/old2's GameCreated (an older Arbitru's) names new1: game/new1 would be a second
+    stream of that id, refused as `game create new1` refuses it."""
+    with EventStore(db_url) as store:
+        store.append("game/old2", [NewEvent("GameCreated", {"game_id": "new1",
+                                                            "variant": "duplicate"})])  # fmt: skip
+    new1 = {"stream": "game/new1", "type": "GameCreated",
+            "payload": {"game_id": "new1", "variant": "duplicate"}}  # fmt: skip
+    report = _import(_file(tmp_path / "new1.jsonl", [GAME_G1, new1]), db_url, code=1)
+    (error,) = report["errors"]
+    assert error["line"] == 2
+    assert "game/old2 already claims the id new1" in error["problems"][0]
+    assert _events(db_url) == 1
+
+
+def _claiming_ledger(url: str) -> str:
+    """The fixture, and game/cb26-p9 of an older Arbitru: a copy of the game whose GameCreated
+    still names cb26-p1, which the tournament does not list."""
+    cli("ledger", "import", str(FIXTURE), "--db", url, "--json")
+    lines = [json.loads(raw) for raw in FIXTURE.read_text(encoding="utf-8").splitlines()]
+    with EventStore(url) as store:
+        copied = [NewEvent(e["type"], e["payload"], e["meta"]) for e in lines
+                  if e["stream"] == f"game/{GAME}"]  # fmt: skip
+        store.append("game/cb26-p9", copied)
+    return url
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("tournament", "standings", TOURNAMENT),
+        ("tournament", "table", TOURNAMENT),
+        ("season", "standings"),
+    ],
+    ids=["tournament-standings", "tournament-table", "season-standings"],
+)
+def test_the_standings_name_a_stream_claiming_one_of_the_tournaments_games(
+    db_url: str, command: tuple[str, ...]
+) -> None:
+    report = _run(*command, "--db", _claiming_ledger(db_url), code=1)
+    assert [m["stream"] for m in report["left_out"]] == ["game/cb26-p9"]
+    assert "names game_id 'cb26-p1', not 'cb26-p9'" in report["left_out"][0]["problem"]
