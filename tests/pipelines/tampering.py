@@ -33,8 +33,11 @@ EVENTS = 73
 SIGNED_AT = 64
 """The ledger's size and the seq its first checkpoint covers (round 2 closed)."""
 
-OPEN_SLIP = ("--player", "p14", "--text", "J5: HALI = 35 p")
-"""A slip of round 3 the intact ledger takes (p14 has not played it yet)."""
+OPEN_SLIP = (
+    "--player", "p14", "--text", "J5: HALI = 35 p", "--received-at", "2026-11-28T10:12:00Z"
+)  # fmt: skip
+"""A slip of round 3 the intact ledger takes (p14 has not played it yet), handed in a minute
+before the round's deadline (typed now, after it, so its time is given)."""
 
 KEY = Ed25519PrivateKey.generate()
 
