@@ -119,6 +119,24 @@ def test_an_imported_deadline_before_the_year_1900_is_refused_not_a_crash(
     assert "payload.deadline" in _refused_import(tmp_path, sqlite_url, draw)
 
 
+@pytest.mark.parametrize("moment", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00"])
+def test_a_recorded_time_outside_the_calendar_in_utc_is_an_ignored_event_not_a_crash(
+    db_url: str, tmp_path: Path, moment: str
+) -> None:
+    """A ledger written before the limits (or by another tool) may hold such a time: the
+    engine's decoder keeps that event as ignored, so every view, recompute and export runs."""
+    arbiter = Arbiter(db_url)
+    _round_one(arbiter)
+    slip = {"round": 1, "player_id": "bob", "text": "H8: VARA = 22 p"}
+    with EventStore(db_url) as store:
+        store.append("game/hd1", [NewEvent("SubmissionReceived", slip, {"received_at": moment})])
+    assert _ana(arbiter)["score"] == 22
+    for view in (["game", "standings", "hd1"], ["game", "table", "hd1"], ["game", "replay", "hd1"]):
+        shown = runner.invoke(app, [*view, "--db", db_url])
+        assert shown.exit_code == 0, shown.output
+    _exports(db_url, tmp_path)
+
+
 @pytest.mark.parametrize("option", ["--deadline"])
 @pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
 def test_a_time_out_of_range_on_the_command_line_is_refused(
