@@ -8,6 +8,7 @@ the problem and says what to do; nothing here touches the ledger. Files are open
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -331,4 +332,5 @@ def keep_seed(path: Path, seed: str) -> None:
             raise OutputNotWritten(exc, path) from None
         raise InputError(f"cannot write the seed file {path}: {exc.strerror or exc}") from None
     finally:
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only file system refuses even this
+            partial.unlink(missing_ok=True)
