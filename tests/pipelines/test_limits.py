@@ -361,6 +361,17 @@ def test_a_players_file_is_split_on_newlines_only(arbiter: Arbiter, tmp_path: Pa
     assert "line 1" in message and "U+2028" in message
 
 
+@pytest.mark.parametrize("brk", ["\u2028", "\u0085", "\r", "\x0c"])
+def test_a_word_list_is_split_on_newlines_only(tmp_path: Path, brk: str) -> None:
+    """A word list's hash names the dictionary: a line holding another line break is one bad
+    line, named, never two words the published list does not have."""
+    words = tmp_path / "words.txt"
+    words.write_text(f"casa{brk}vara\r\nmasa\n", encoding="utf-8")
+    result = runner.invoke(app, ["lexicon", "add", str(words)])
+    assert result.exit_code == 2, result.output
+    assert "line 1" in result.stderr and "not one word" in result.stderr
+
+
 # --- nesting -----------------------------------------------------------------------------
 
 
