@@ -28,11 +28,6 @@ from pipelines.game_common import (
 from pipelines.game_service import CommandRefused, Game
 from pipelines.inputs import DbOption, JsonOption, fail
 
-MOST_PENALISED = 1_000
-"""The largest penalty one decision gives: far above any the federation gives (a few points,
-or a round's score), and small enough for every total to stay a 32-bit integer in the read
-models and the Parquet export."""
-
 
 def choose_top_command(
     game: GameArg,
@@ -72,9 +67,7 @@ def penalise_command(
     player: PlayerOption,
     points: Annotated[
         int,
-        typer.Option(
-            "--points", min=1, max=MOST_PENALISED, help="Points subtracted (at most 1,000)."
-        ),
+        typer.Option("--points", help="Points subtracted (1 to 1,000)."),
     ],
     reason: ReasonOption,
     round_number: RoundOption = None,

@@ -342,16 +342,24 @@ def test_a_forum_line_break_does_not_inject_a_slip(
     arbiter: Arbiter, tmp_path: Path, brk: str
 ) -> None:
     """Files are split on \\n (and \\r\\n) only: what follows another line break stays in the
-    same player's slip, which then reads as unreadable, and bob's own slip stands."""
+    same line, so ana's and bob's own slips stand. A separator (U+2028, U+2029) stays in
+    cri's slip, which then reads as unreadable; a control character (U+0085, a lone CR, VT,
+    FF...) makes the file refused, naming the line and the character, nothing recorded."""
     _round_one(arbiter)
     arbiter.ok("submit", "hd1", "--player", "bob", "--text", "H4: VARIATE")
+    before = arbiter.count()
     forum = tmp_path / "forum.txt"
     forum.write_text(f"cri | H8: VAR{brk}ana | H8: VA\r\n", encoding="utf-8")
-    arbiter.ok("submit", "hd1", "--file", str(forum))
+    if brk in "\u2028\u2029":
+        arbiter.ok("submit", "hd1", "--file", str(forum))
+        results = arbiter.view("results", "hd1", "--round", "1")
+        cri = next(p for p in results["players"] if p["player_id"] == "cri")
+        assert [s["text"] for s in cri["submissions"]] == [f"H8: VAR{brk}ana | H8: VA"]
+    else:
+        message = arbiter.refused(2, "submit", "hd1", "--file", str(forum))
+        assert f"line 1: holds the control character U+{ord(brk):04X}" in message
+        assert arbiter.count() == before
     assert _ana(arbiter)["score"] == 22
-    results = arbiter.view("results", "hd1", "--round", "1")
-    cri = next(p for p in results["players"] if p["player_id"] == "cri")
-    assert [s["text"] for s in cri["submissions"]] == [f"H8: VAR{brk}ana | H8: VA"]
 
 
 def test_a_players_file_is_split_on_newlines_only(arbiter: Arbiter, tmp_path: Path) -> None:
