@@ -33,8 +33,9 @@ EVENTS = 73
 SIGNED_AT = 64
 """The ledger's size and the seq its first checkpoint covers (round 2 closed)."""
 
-OPEN_SLIP = ("--player", "p14", "--text", "J5: HALI = 35 p")
-"""A slip of round 3 the intact ledger takes (p14 has not played it yet)."""
+OPEN_SLIP = ("--player", "p14", "--text", "J5: HALI = 35 p", "--late")
+"""A slip of round 3 the intact ledger takes (p14 has not played it yet); typed after the
+round's deadline, so recorded late on purpose (`--late`), as a slip given no time must be."""
 
 KEY = Ed25519PrivateKey.generate()
 
