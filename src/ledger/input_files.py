@@ -85,6 +85,15 @@ def forget_inputs() -> None:
     _read.clear()
 
 
+def _named(path: Path | str, longest: int = 240) -> str:
+    """`path` for a message, cut after `longest` characters with its full length said (a
+    mistyped path may be 100,000 characters; the file system's own error would repeat it)."""
+    text = str(path)
+    if len(text) <= longest:
+        return text
+    return f"{text[:longest]}… ({len(text):,} characters)"
+
+
 def _size(cap: int) -> str:
     return f"{cap // MIB} MiB" if cap >= MIB else f"{cap // KIB} KiB"
 
@@ -94,13 +103,13 @@ def _refusal(path: Path, kind: Kind, mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
     name = next((name for test, name in _NOT_FILES if test(mode)), "a special file")
-    return f"{kind.what} {path} is {name}, not a regular file: give the path of a file"
+    return f"{kind.what} {_named(path)} is {name}, not a regular file: give the path of a file"
 
 
 def _too_big(path: Path | str, kind: Kind, size: int) -> str:
     assert kind.cap is not None
     return (
-        f"{kind.what} {path} holds {size} bytes or more, above the {_size(kind.cap)} a "
+        f"{kind.what} {_named(path)} holds {size} bytes or more, above the {_size(kind.cap)} a "
         f"{kind.what} may hold: give the right file"
     )
 
@@ -116,12 +125,14 @@ def open_input(path: Path, kind: Kind) -> BinaryIO:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise InputFileError(
-            f"{path}: no such file; give the path of a {kind.what}", missing=True
+            f"{_named(path)}: no such file; give the path of a {kind.what}", missing=True
         ) from None
     except PermissionError:
-        raise InputFileError(f"cannot read {kind.what} {path}: permission denied") from None
+        raise InputFileError(f"cannot read {kind.what} {_named(path)}: permission denied") from None
     except OSError as exc:
-        raise InputFileError(f"cannot read {kind.what} {path}: {exc.strerror or exc}") from None
+        raise InputFileError(
+            f"cannot read {kind.what} {_named(path)}: {exc.strerror or exc}"
+        ) from None
     try:
         status = os.fstat(descriptor)
         refused = _refusal(path, kind, status.st_mode)  # something else took its place
@@ -166,7 +177,9 @@ def _capped(handle: BinaryIO, path: Path, kind: Kind) -> bytes:
     try:
         data = handle.read() if kind.cap is None else handle.read(kind.cap + 1)
     except OSError as exc:
-        raise InputFileError(f"cannot read {kind.what} {path}: {exc.strerror or exc}") from None
+        raise InputFileError(
+            f"cannot read {kind.what} {_named(path)}: {exc.strerror or exc}"
+        ) from None
     if kind.cap is not None and len(data) > kind.cap:
         raise InputFileError(_too_big("stdin" if path == STDIN else path, kind, len(data)))
     return data

@@ -96,7 +96,11 @@ def _seed_for_create(
     new seed is generated and kept (not in a dry run, which only shows the commitment)."""
     path = seed_file or default_seed_path(stream_of(game).split("/", 1)[1])
     try:
-        if path == STDIN or path.exists() or path.is_symlink():
+        given = path == STDIN or path.exists() or path.is_symlink()
+    except OSError:  # a name too long for the file system: reading it says so
+        given = True
+    try:
+        if given:
             return read_seed(path, fresh=True), path, False
         seed = new_seed()
         if not dry_run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import getpass
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from functools import partial
 from typing import Annotated
@@ -38,6 +38,7 @@ from pipelines.game_service import (
     vouched,
 )
 from pipelines.inputs import fail
+from pipelines.new_ledger import removed_if_unwritten
 from pipelines.slip_times import checked_arrivals
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
@@ -162,7 +163,11 @@ def no_ledger(db: str) -> bool:
 def store(db: str, *, create: bool = False) -> Iterator[EventStore]:
     """The ledger, with every failure reported (`reported`). Only `create` creates a ledger:
     other commands on a mistyped path say so instead."""
-    with reported(), EventStore(db, upgrade=create) as opened:
+    with (
+        removed_if_unwritten(db) if create else nullcontext(),
+        reported(),
+        EventStore(db, upgrade=create) as opened,
+    ):
         yield opened
 
 

@@ -244,7 +244,7 @@ def read_seed(path: Path, *, fresh: bool = False) -> str:
     name = "stdin" if path == STDIN else str(path)
     text = _seed_text(data)
     if text is not None:
-        seed = text.strip().splitlines()[0].strip() if text.strip() else ""
+        seed = next(limits.lines(text.strip())).strip()
         if not seed:
             raise InputError(f"{name}: the seed file is empty")
         random = bytes.fromhex(seed) if _HEX_SEED.fullmatch(seed) else None

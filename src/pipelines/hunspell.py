@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ledger.input_files import HUNSPELL, InputFileError, read_input
+from pipelines.limits import lines
 
 _UNSUPPORTED = frozenset(
     {
@@ -189,7 +190,7 @@ def parse_aff(text: str, source: str = "<aff>") -> AffixFile:
     rules: dict[str, dict[str, list[AffixRule]]] = {"PFX": {}, "SFX": {}}
     cross: dict[tuple[str, str], bool] = {}
     pending: tuple[str, str, int] | None = None  # kind, flag, rules still expected
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines(text), start=1):
         fields = raw.split()
         if not fields or fields[0].startswith("#"):
             continue
@@ -267,8 +268,7 @@ def _parse_rule(fields: list[str], cross: bool, line: int, where: str, flag_type
 
 def parse_dic(text: str, affixes: AffixFile, source: str = "<dic>") -> Iterator[Stem]:
     """The stems of a .dic file; its first line (the approximate count) is skipped."""
-    lines = text.splitlines()
-    for number, raw in enumerate(lines[1:], start=2):
+    for number, raw in enumerate(list(lines(text))[1:], start=2):
         entry = raw.split("\t", 1)[0].strip()
         if not entry or entry.startswith("#"):
             continue

@@ -109,6 +109,9 @@ def read_board_file(path: Path, ruleset: Ruleset) -> Board:
     except UnicodeDecodeError as exc:
         fail(f"board file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8")
     try:
+        # Unlike a slip or a word list, a board is split on every line break Python knows
+        # (a lone CR too, as an old editor saves it): nothing of it is recorded, and a break
+        # hidden in a row only changes the count of rows, which Board.parse refuses by name.
         board = Board.parse(text.splitlines(), size, source=str(path))
         board.check_tiles(ruleset, source=str(path))
     except BoardError as exc:

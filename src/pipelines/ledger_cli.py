@@ -15,7 +15,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
 
@@ -63,6 +63,7 @@ from pipelines.ledger_progress import (
     progress,
     shows_progress,
 )
+from pipelines.new_ledger import removed_if_unwritten
 from pipelines.output_file import output_target, write_whole
 from pipelines.stream_names import claim_problem, claimed_ids
 
@@ -82,15 +83,23 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
     Only `create` (import) creates or migrates it; the reading commands open an existing
     ledger read-only, as it is, so that a mistyped path is an error rather than a new empty
     ledger and a copy nobody may write can still be verified."""
-    try:
-        store = EventStore(url, read_only=not create)
-    except LedgerError as exc:
-        fail(str(exc), 3 if system_refused(exc) else 2)
-    except sa.exc.SQLAlchemyError as exc:
-        fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+    with removed_if_unwritten(url) if create else nullcontext():
+        try:
+            store = EventStore(url, read_only=not create)
+        except LedgerError as exc:
+            fail(str(exc), 3 if system_refused(exc) else 2)
+        except sa.exc.SQLAlchemyError as exc:
+            fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
+        with _reported(store):
+            yield store
+
+
+@contextmanager
+def _reported(store: EventStore) -> Iterator[None]:
+    """The failures of a command on an open ledger as messages on stderr, the store closed."""
     with store:
         try:
-            yield store
+            yield
         except LedgerError as exc:
             fail(str(exc), 3 if system_refused(exc) else 2)
         except sa.exc.DBAPIError as exc:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.dictionary import canonical_word_bytes, dictionary_sha256
+from engine.echo import echo
 from engine.tiles import fold, fold_word
 from pipelines.hunspell import AffixFile, AffixRule, Form, Hunspell, Stem, expand_stem
 from pipelines.lexicon_progress import Report, quiet
@@ -443,7 +444,11 @@ def build(
         found_aff, found_dic = rospell_files()
         aff, dic = aff or found_aff, dic or found_dic
     for option, path in (("--aff", aff), ("--dic", dic)):
-        if not (path.exists() or path.is_symlink()):
+        try:
+            found = path.exists() or path.is_symlink()
+        except OSError as exc:  # a name too long for the file system
+            raise BuildInputMissing(f"{option} {echo(str(path))}: {exc.strerror}") from None
+        if not found:
             raise BuildInputMissing(f"{option} {path}: no such file")
     report("reading the Hunspell files", 0, None)
     licence_path = aff.with_suffix(".license")

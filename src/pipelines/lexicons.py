@@ -397,7 +397,13 @@ def _two_letter(lexicon: Lexicon) -> frozenset[str]:
 
 def _spec_file(spec: str) -> Path:
     path = Path(spec).expanduser()
-    if not (path.exists() or path.is_symlink()):
+    try:
+        found = path.exists() or path.is_symlink()
+    except OSError as exc:  # a name too long for the file system, a loop of links
+        raise LexiconSpecError(
+            f"{echo(spec, quote=False)}: cannot be a word-list file ({exc.strerror or exc})"
+        ) from None
+    if not found:
         raise LexiconSpecError(
             f"{echo(spec, quote=False)}: no such word-list file (a dictionary is 'default', a "
             "file path, or the SHA-256 of a list registered with `arbitru lexicon add`)"

@@ -17,6 +17,7 @@ from pathlib import Path
 from engine.dictionary import dictionary_sha256
 from engine.tiles import fold_word
 from ledger.input_files import WORD_LIST, InputFileError, read_input
+from pipelines.limits import lines
 
 MIN_LETTERS, MAX_LETTERS = 2, 15
 MAX_LINE_CHARS = 1_000
@@ -66,7 +67,7 @@ def parse_word_list(text: str, source: str = "<text>", allow_empty: bool = False
     """
     words: set[str] = set()
     skipped: list[Skipped] = []
-    for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), start=1):
+    for number, raw in enumerate(lines(text.removeprefix("\ufeff")), start=1):
         if len(raw) > MAX_LINE_CHARS:
             raise WordListError(
                 f"{source}, line {number}: {len(raw):,} characters, not a word (a word has at "

@@ -39,9 +39,12 @@ def _invoke(*args: str):
     return runner.invoke(app, list(args))
 
 
-def _export(db: str, path: Path, *extra: str) -> Path:
+def _export(db: str, path: Path, *extra: str, altered: bool = False) -> Path:
+    """`ledger export` to `path`; of an `altered` ledger it still writes the file, after one
+    line saying the export is not vouched for, and exits 1."""
     result = _invoke("ledger", "export", "--db", db, "--out", str(path), *extra)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == (1 if altered else 0), result.output
+    assert ("is not vouched for" in result.stderr) == altered, result.stderr
     return path
 
 
@@ -319,7 +322,7 @@ def test_export_writes_the_stored_bytes_so_an_altered_row_stays_detectable(
     database = _invoke("ledger", "verify", "--db", sqlite_url, "--json")
     assert database.exit_code == 1
     assert json.loads(database.stdout)["first_broken_seq"] == 2
-    out = _export(sqlite_url, tmp_path / "export.jsonl")
+    out = _export(sqlite_url, tmp_path / "export.jsonl", altered=True)
     assert b'"payload":{"drawn": "AEIR?", "round": 1}' in out.read_bytes()
     code, report = _verify_file(out)
     assert code == 1 and report["first_broken_seq"] == 2
@@ -340,7 +343,7 @@ def test_verify_of_the_database_and_of_its_export_agree(db_url: str, tmp_path: P
         with store.engine.begin() as connection:
             connection.exec_driver_sql("UPDATE events SET schema = 2 WHERE seq = 2")
         assert verify_store(store).problem.seq == 2
-    tampered = _export(db_url, tmp_path / "tampered.jsonl")
+    tampered = _export(db_url, tmp_path / "tampered.jsonl", altered=True)
     assert _verify_file(tampered)[1]["first_broken_seq"] == 2
 
 

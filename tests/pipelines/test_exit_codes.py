@@ -137,7 +137,8 @@ def test_a_full_disk_under_seed_file_exits_3_and_leaves_no_empty_seed(
     real = os.fsync
 
     def fsync(descriptor: int) -> None:
-        if seed.name in os.readlink(f"/proc/self/fd/{descriptor}"):  # the seed or its temporary
+        written = Path(os.readlink(f"/proc/self/fd/{descriptor}"))  # the seed or its .partial
+        if written == seed or written.name.startswith(f".{seed.name}."):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(descriptor)
 

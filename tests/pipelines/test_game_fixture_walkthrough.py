@@ -7,8 +7,8 @@ printed at the same place, in the commands that follow."""
 
 from __future__ import annotations
 
-import os
 import re
+import secrets
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,11 +87,11 @@ def test_every_command_of_the_game_day_runs_as_written(
         words = shlex.split(command)
         assert words[0] == "arbitru", command
         given = None
-        if "<" in words:  # `< FILE`: the file on standard input (a seed: random bytes)
+        if "<" in words:  # `... < FILE`: the file on stdin
             at = words.index("<")
             source = tmp_path / words[at + 1]
-            if not source.exists():
-                source.write_bytes(os.urandom(32))
+            if not source.exists():  # a seed of the user's own, made as the README says
+                source.write_bytes(secrets.token_bytes(32))
             given, words = source.read_bytes(), words[:at]
         result = runner.invoke(app, words[1:], env=env, input=given)
         assert "Traceback" not in result.output, (command, result.output)

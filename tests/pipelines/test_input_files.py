@@ -77,6 +77,7 @@ INPUTS = {
     "batch": ["engine", "score", "--no-words", "--batch", "{f}"],
     "dict": ["engine", "score", "--board", "{board}", "--move", "H8: CASA", "--dict", "{f}"],
     "players": ["game", "create", "g1", "--players", "{f}", "--db", "{db}"],
+    "submissions": ["game", "submit", "cb26-p1", "--file", "{f}", "--db", "{db}"],
     "seed": ["game", "create", "g1", "--draw", "seeded", "--seed-file", "{f}", "--db", "{db}"],
     "key": ["ledger", "checkpoint", "--key", "{f}", "--db", "{db}"],
     "pubkey": ["verify-proof", "{board}", "--pubkey", "{f}"],
@@ -117,6 +118,20 @@ def test_an_input_that_is_not_a_regular_file_is_refused_at_once_by_name(
     assert "no such file" not in said and "Traceback" not in said
     assert (ledger / "arbitru.db").read_bytes() == before
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", INPUTS)
+def test_an_input_named_too_long_for_the_file_system_is_refused_and_echoed_cut(
+    name: str, ledger: Path, tmp_path: Path
+) -> None:
+    path = Path("x" * 5000)
+    before = (ledger / "arbitru.db").read_bytes()
+    done = _arbitru(*_command(name, path, ledger, tmp_path), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "(5,000 characters)" in said and len(said) < 1000, said[:300]
+    assert "Traceback" not in said
+    assert (ledger / "arbitru.db").read_bytes() == before
 
 
 @pytest.mark.parametrize(

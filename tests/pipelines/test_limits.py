@@ -119,6 +119,24 @@ def test_an_imported_deadline_before_the_year_1900_is_refused_not_a_crash(
     assert "payload.deadline" in _refused_import(tmp_path, sqlite_url, draw)
 
 
+@pytest.mark.parametrize("moment", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00"])
+def test_a_recorded_time_outside_the_calendar_in_utc_is_an_ignored_event_not_a_crash(
+    db_url: str, tmp_path: Path, moment: str
+) -> None:
+    """A ledger written before the limits (or by another tool) may hold such a time: the
+    engine's decoder keeps that event as ignored, so every view, recompute and export runs."""
+    arbiter = Arbiter(db_url)
+    _round_one(arbiter)
+    slip = {"round": 1, "player_id": "bob", "text": "H8: VARA = 22 p"}
+    with EventStore(db_url) as store:
+        store.append("game/hd1", [NewEvent("SubmissionReceived", slip, {"received_at": moment})])
+    assert _ana(arbiter)["score"] == 22
+    for view in (["game", "standings", "hd1"], ["game", "table", "hd1"], ["game", "replay", "hd1"]):
+        shown = runner.invoke(app, [*view, "--db", db_url])
+        assert shown.exit_code == 0, shown.output
+    _exports(db_url, tmp_path)
+
+
 @pytest.mark.parametrize("option", ["--deadline"])
 @pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
 def test_a_time_out_of_range_on_the_command_line_is_refused(
@@ -324,7 +342,8 @@ def test_a_forum_line_break_does_not_inject_a_slip(
     arbiter: Arbiter, tmp_path: Path, brk: str
 ) -> None:
     """Files are split on \\n (and \\r\\n) only: what follows another line break stays in the
-    same player's slip, which then reads as unreadable, and bob's own slip stands."""
+    same player's slip, recorded as written (it then reads as unreadable), and ana's and bob's
+    own slips stand. Only U+0000, which no database column holds, refuses a line."""
     _round_one(arbiter)
     arbiter.ok("submit", "hd1", "--player", "bob", "--text", "H4: VARIATE")
     forum = tmp_path / "forum.txt"
@@ -341,6 +360,17 @@ def test_a_players_file_is_split_on_newlines_only(arbiter: Arbiter, tmp_path: Pa
     players.write_text("ana:Ana\u2028bob:Bob\nbob:Bob\r\n", encoding="utf-8")
     message = arbiter.refused(2, "create", "hd1", "--players", str(players))
     assert "line 1" in message and "U+2028" in message
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u0085", "\r", "\x0c"])
+def test_a_word_list_is_split_on_newlines_only(tmp_path: Path, brk: str) -> None:
+    """A word list's hash names the dictionary: a line holding another line break is one bad
+    line, named, never two words the published list does not have."""
+    words = tmp_path / "words.txt"
+    words.write_text(f"casa{brk}vara\r\nmasa\n", encoding="utf-8")
+    result = runner.invoke(app, ["lexicon", "add", str(words)])
+    assert result.exit_code == 2, result.output
+    assert "line 1" in result.stderr and "not one word" in result.stderr
 
 
 # --- nesting -----------------------------------------------------------------------------

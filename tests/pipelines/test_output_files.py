@@ -27,6 +27,7 @@ from pipelines.cli import app
 runner = CliRunner()
 
 GAME = Path(__file__).parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
+_REAL_FSYNC = os.fsync
 
 WRITERS = {
     "export": ["ledger", "export", "--out"],
@@ -188,8 +189,8 @@ def test_a_full_disk_exits_3_and_leaves_the_earlier_file_and_no_temporary_file(
     assert [p.name for p in tmp_path.iterdir()] == ["earlier"]
 
 
-def test_a_full_disk_exits_3_for_a_simulated_season_and_the_demos_files(
-    tmp_path: Path, default_home: Path, disk_full: None
+def test_a_full_disk_exits_3_for_a_simulated_season_and_the_demos_picture(
+    tmp_path: Path, default_home: Path, disk_full: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     season = tmp_path / "season.jsonl"
     simulate = ["simulate", "--out", str(season), "--seed", "1", "--tournaments", "1",
@@ -199,13 +200,26 @@ def test_a_full_disk_exits_3_for_a_simulated_season_and_the_demos_files(
     assert f"could not write {season}: No space left on device" in result.stderr
     assert not season.exists()
     demo = tmp_path / "demo"
+    result = _invoke("demo", "--dir", str(demo))  # its first file: the demo's points table
+    assert result.exit_code == 3, result.output
+    points = demo / "demo-ranking-points.toml"
+    assert f"could not write {points}: No space left on device" in result.stderr
+    assert not demo.exists() and _leftovers(tmp_path) == []
+    full = os.fsync
+
+    def only_the_picture_full(descriptor: int) -> None:  # the disk fills after the export
+        name = os.readlink(f"/proc/self/fd/{descriptor}")
+        (full if "final-board.svg" in name else _REAL_FSYNC)(descriptor)
+
+    monkeypatch.setattr(os, "fsync", only_the_picture_full)
     result = _invoke("demo", "--dir", str(demo))
     assert result.exit_code == 3, result.output
-    points = demo / "demo-ranking-points.toml"  # its first file written through the writer
-    assert f"could not write {points}: No space left on device" in result.stderr
+    picture = demo / "final-board.svg"
+    assert f"could not write {picture}: No space left on device" in result.stderr
+    assert f"the demo's ledger and Parquet export are in {demo}" in result.stderr
     assert "Traceback" not in result.output
-    assert not demo.exists(), "a demo failing before its export is whole leaves no half folder"
-    assert _leftovers(tmp_path) == []
+    assert (demo / "export" / "MANIFEST.json").is_file() and not picture.exists()
+    assert _leftovers(tmp_path) == [] and _leftovers(demo) == []
 
 
 @pytest.mark.parametrize(

@@ -310,7 +310,12 @@ def parse_time(value: Any, type_name: str = "meta", name: str = "received_at") -
         ) from None
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-01:00 is in no year of the calendar in UTC
+        raise EventDecodeError(
+            type_name, name, f"{value!r} is out of range: it falls outside the calendar in UTC"
+        ) from None
 
 
 def format_time(moment: datetime) -> str:
