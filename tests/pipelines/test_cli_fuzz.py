@@ -21,6 +21,8 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app
 
+pytestmark = pytest.mark.heavy  # run once by CI, not again at the dependency floors
+
 ROOT = Path(__file__).parents[2]
 WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
 EMPTY = ["." * 15] * 15

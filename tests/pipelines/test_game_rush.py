@@ -13,7 +13,7 @@ from game_cli_helpers import Arbiter
 
 from ledger import EventStore
 
-pytestmark = pytest.mark.usefixtures("default_home")
+pytestmark = [pytest.mark.usefixtures("default_home"), pytest.mark.heavy]
 
 TERMINALS = 50
 

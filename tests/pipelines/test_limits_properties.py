@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pipelines import limits
 from pipelines.cli import app
 
-pytestmark = pytest.mark.usefixtures("default_home")
+pytestmark = [pytest.mark.usefixtures("default_home"), pytest.mark.heavy]
 
 _EDGES = ["", " ", "\x1b[2J", "\u202eana", "an\u200ba", "\u0430na", "A" * 600, "ana\u2028bob",
           "__HIVE_DEFAULT_PARTITION__", "2" * 300]  # fmt: skip

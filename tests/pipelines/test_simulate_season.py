@@ -97,6 +97,7 @@ def test_every_tournament_of_a_season_has_its_own_short_id_for_its_games():
     assert len(ids) == len(set(ids)) == 2 * len(PLACES)
 
 
+@pytest.mark.heavy
 def test_simulate_plays_five_tournaments(tmp_path):
     out = tmp_path / "five.jsonl"
     args = ["--tournaments", "5", "--games", "1", "--players", "2"]
