@@ -38,11 +38,10 @@ from ledger.canonical import GENESIS_HASH, canonical_json, chain_hash, envelope_
 from ledger.checkpoints import (
     UNSIGNED_TAIL,
     make_checkpoint,
-    prove_consistency,
-    prove_inclusion,
 )
 from ledger.integrity import check_recent
 from ledger.proofs import consistency_document, inclusion_document, verify_document
+from ledger.proving import prove_consistency, prove_inclusion
 
 GAME_EVENTS = 1000
 INSERT_SQL = (

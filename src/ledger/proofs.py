@@ -28,7 +28,7 @@ from ledger.jsonl import JsonlError, event_row, exported_event, parse_line
 from ledger.tree_head import Checkpoint
 
 if TYPE_CHECKING:  # the proofs' makers read a database: checking a proof needs none
-    from ledger.checkpoints import ConsistencyProof, InclusionProof
+    from ledger.proving import ConsistencyProof, InclusionProof
     from ledger.signing import Ed25519PublicKey
 
 INCLUSION_FORMAT = "arbitru-inclusion-proof/1"

@@ -27,11 +27,10 @@ from ledger.checkpoints import (
     LedgerAltered,
     list_checkpoints,
     make_checkpoint,
-    prove_consistency,
-    prove_inclusion,
 )
 from ledger.database import DEFAULT_URL
 from ledger.proofs import consistency_document, inclusion_document
+from ledger.proving import prove_consistency, prove_inclusion
 from pipelines.checkpoints import CHECKPOINT_KEY_ENV
 from pipelines.exits import ExitCode
 from pipelines.inputs import DbOption, JsonOption, emit_json, fail

@@ -21,10 +21,9 @@ from ledger.checkpoints import (
     find_checkpoint,
     list_checkpoints,
     make_checkpoint,
-    prove_consistency,
-    prove_inclusion,
 )
 from ledger.proofs import consistency_document, inclusion_document, verify_document
+from ledger.proving import prove_consistency, prove_inclusion
 
 KEY = Ed25519PrivateKey.generate()
 PUBLIC = KEY.public_key()

@@ -16,9 +16,10 @@ from ledger_helpers import event_line, game_created, rack
 
 from ledger import EventStore, NewEvent
 from ledger.canonical import canonical_json, chain_hash, envelope_bytes
-from ledger.checkpoints import make_checkpoint, prove_consistency, prove_inclusion
+from ledger.checkpoints import make_checkpoint
 from ledger.jsonl import event_row, exported_event, parse_line, row_line
 from ledger.proofs import consistency_document, inclusion_document, verify_document
+from ledger.proving import prove_consistency, prove_inclusion
 from ledger.signing import sign
 
 FEDERATION = Ed25519PrivateKey.generate()

@@ -15,8 +15,9 @@ import pytest
 from ledger_helpers import game_created, rack
 
 from ledger import EventStore
-from ledger.checkpoints import make_checkpoint, prove_consistency, prove_inclusion
+from ledger.checkpoints import make_checkpoint
 from ledger.proofs import consistency_document, inclusion_document
+from ledger.proving import prove_consistency, prove_inclusion
 from ledger.signing import load_private_key, new_key_files
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "proofs.md"
