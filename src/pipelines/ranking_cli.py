@@ -36,6 +36,7 @@ from pipelines.tournament_cli import (
     season_app,
     show_left_out,
     tournament_app,
+    tournament_named,
 )
 from pipelines.tournaments import (
     TIE_BREAKS,
@@ -131,14 +132,7 @@ def tournament_table_command(
     table = points_table(points)
     tournament_id = tournament.removeprefix("tournament/")
     with store(db) as opened:
-        known = _tournaments(opened)
-        misnamed = misnamed_streams(opened)
-        found = [t for t in known if t.tournament_id == tournament_id]
-        if not found:
-            listed = ", ".join(t.tournament_id for t in known) or "none"
-            asked = misnamed.get(f"tournament/{tournament_id}")
-            why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
-            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
+        found, misnamed = tournament_named(opened, tournament_id)
         (result,) = results(opened, found, tie_break=order)
         left_out = _left_out(misnamed, found, claiming=tournament_id)
         altered = _altered(opened, [result])

@@ -77,14 +77,7 @@ def tournament_standings_command(
     opening event names another id (an older ledger) is left out and named: exit 1."""
     tournament_id = tournament.removeprefix("tournament/")
     with store(db) as opened:
-        known = _tournaments(opened)
-        misnamed = misnamed_streams(opened)
-        found = [t for t in known if t.tournament_id == tournament_id]
-        if not found:
-            listed = ", ".join(t.tournament_id for t in known) or "none"
-            asked = misnamed.get(f"tournament/{tournament_id}")
-            why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
-            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
+        found, misnamed = tournament_named(opened, tournament_id)
         (result,) = results(opened, found)
         altered = _altered(opened, [result])
     left_out = _left_out(misnamed, [result.tournament], claiming=tournament_id)
@@ -125,14 +118,10 @@ def tournament_sigles_command(
     target = output_target(out_file)
     tournament_id = tournament.removeprefix("tournament/")
     with store(db) as opened:
-        known = _tournaments(opened)
-        found = [t for t in known if t.tournament_id == tournament_id]
-        if not found:
-            listed = ", ".join(t.tournament_id for t in known) or "none"
-            fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed})")
+        found, misnamed = tournament_named(opened, tournament_id)
         (result,) = results(opened, found)
         altered = _altered(opened, [result])
-        left_out = _left_out(misnamed_streams(opened), found, claiming=tournament_id)
+        left_out = _left_out(misnamed, found, claiming=tournament_id)
     if altered is not None:
         fail(
             f"the ledger fails its integrity check, so nothing was written: {altered}",
@@ -252,6 +241,23 @@ def _event_name(result: TournamentResult) -> str:
     """A tournament as the line about its missing points names it."""
     played = sum(1 for s in result.standings if s.games)
     return f"{result.tournament.tournament_id} ({played} players)"
+
+
+def tournament_named(
+    opened: EventStore, tournament_id: str
+) -> tuple[list[Tournament], dict[str, Misnamed]]:
+    """The one tournament of that id (as a list, as `results` takes it) and the ledger's
+    misnamed streams; an id no tournament has is an error listing those there are, and saying
+    why when a stream of that id is left out."""
+    known = _tournaments(opened)
+    misnamed = misnamed_streams(opened)
+    found = [t for t in known if t.tournament_id == tournament_id]
+    if not found:
+        listed = ", ".join(t.tournament_id for t in known) or "none"
+        asked = misnamed.get(f"tournament/{tournament_id}")
+        why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
+        fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
+    return found, misnamed
 
 
 def _tournaments(opened: EventStore) -> tuple[Tournament, ...]:
