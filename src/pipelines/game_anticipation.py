@@ -11,7 +11,7 @@ from rich.console import Console
 from engine.games.anticipation_rules import show_tiles
 from engine.games.anticipation_state import Replacing
 from engine.games.anticipation_views import player_sheet
-from engine.games.events import format_time
+from engine.games.payloads import format_time
 from engine.games.state import GameState
 from pipelines.limits import escaped as escape
 

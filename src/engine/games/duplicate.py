@@ -51,7 +51,6 @@ from engine.games.duplicate_evolve import FOLDED, evolve
 from engine.games.events import (
     DecisionRevoked,
     Event,
-    EventDecodeError,
     GameCreated,
     GameEnded,
     PenaltyGiven,
@@ -65,9 +64,8 @@ from engine.games.events import (
     SubmissionReceived,
     TopChosen,
     WarningGiven,
-    decode_event,
-    encode_event,
 )
+from engine.games.payloads import EventDecodeError, decode_event, encode_event
 from engine.games.rounds import (
     chosen_top,
     judge_sequence,
