@@ -2,7 +2,7 @@
 commands to the service, and turning every failure into a message and an exit code (1 refused
 by the rules or by the ledger's integrity check, 2 unusable input; nothing written either way).
 
-Every command checks the chain before it acts (`game_service.ledger_altered`, and the game's
+Every command checks the chain before it acts (`games.service.ledger_altered`, and the game's
 own events as they are read): an append onto an altered ledger is refused; a view of one is
 still shown, after one line saying so, and exits 1 (`view_of`)."""
 

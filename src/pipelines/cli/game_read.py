@@ -1,6 +1,6 @@
 """`arbitru game results|standings|replay`: a round explained, the standings, and the game
 at any moment, read from the ledger (nothing is written). Each view of a ledger that fails its
-integrity check says so first and exits 1 (`game_common.view_of`); its `--json` has the
+integrity check says so first and exits 1 (`cli.game_common.view_of`); its `--json` has the
 reason in `ledger_altered` (null when the check passes)."""
 
 from __future__ import annotations

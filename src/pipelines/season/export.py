@@ -287,7 +287,7 @@ def _column(table: str, rows: Sequence[tuple], column: str) -> list[Any]:
 
 
 def _table(table: str, rows: Sequence[tuple]) -> pa.Table:
-    """Rows as tuples in `season_rows.COLUMNS` order as a table of the declared schema (the
+    """Rows as tuples in `rows.COLUMNS` order as a table of the declared schema (the
     season, the partition, left out)."""
     schema = schemas.TABLES[table]
     arrays = [pa.array(_column(table, rows, f.name), type=f.type) for f in schema]

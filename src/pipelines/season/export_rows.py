@@ -8,7 +8,7 @@ the games replayed, the same rows either way.
         computed at exactly these games' last events and filing.
     season_rows(store, snapshot, season, verify=True) -> dict[table, list[tuple]]
         The `player_rounds`, `rounds` and game `standings` rows of one season's games, as
-        tuples in `season_rows.COLUMNS` order, in the export's order (`ORDER`): read from the
+        tuples in `rows.COLUMNS` order, in the export's order (`ORDER`): read from the
         read-model tables when fresh, else each game folded and turned into rows
         (`pipelines.season.rows`), as `arbitru recompute` would store them.
 

@@ -8,7 +8,7 @@ this module does).
 
     read_player_rounds, read_rounds, read_game_standings
         One row per `PlayerRoundRow`, `RoundRow`, `StandingRow`: the columns are those rows'
-        fields (`season_rows.COLUMNS`).
+        fields (`rows.COLUMNS`).
     read_games
         One row per game recomputed: where its rows came from (its stream's last `seq` and
         event count, the season and tournament it was filed under) and, when it could not be
@@ -44,7 +44,7 @@ TABLE_NAMES = {
     "rounds": "read_rounds",
     "standings": "read_game_standings",
 }
-"""The read-model table of each of `season_rows.TABLES`."""
+"""The read-model table of each of `rows.TABLES`."""
 
 
 def _row_table(name: str) -> sa.Table:
