@@ -232,7 +232,12 @@ def _options(
         ),
     ] = False,
 ) -> None:
-    """Options of `arbitru` itself, before any command (only --version)."""
+    """Options of `arbitru` itself, before any command (only --version); and how a word list's
+    first cache build shows, wherever it happens (on stderr, when it is a terminal)."""
+    from pipelines.cli.lexicon_progress import on_stderr
+    from pipelines.lexicons.report import show_unasked_with
+
+    show_unasked_with(on_stderr())
 
 
 def main() -> None:

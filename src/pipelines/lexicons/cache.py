@@ -4,8 +4,8 @@ dictionaries and counts read through it.
 
 The registry (`pipelines.lexicons.registry`) says which list a spec names; this module turns
 it into what the engine plays with. A first build takes a second or more, so it reports its
-progress through a `Progress` its caller hands over (the command line draws it on a
-terminal), never through a terminal of its own.
+progress through a `Progress` its caller hands over, or else the one the command line set (a
+spinner on a terminal), never through a terminal of its own.
 """
 
 from __future__ import annotations
@@ -36,18 +36,18 @@ from pipelines.lexicons.registry import (
     registered,
     resolve,
 )
-from pipelines.lexicons.report import Progress, no_progress
+from pipelines.lexicons.report import Progress, unasked
 from pipelines.lexicons.wordlists import read_file_bytes, read_word_list, word_list_of_bytes
 
 _CACHE_FORMAT = 1
 
 
-def lexicon_of(entry: RegisteredList, progress: Progress = no_progress) -> Lexicon:
+def lexicon_of(entry: RegisteredList, progress: Progress = unasked) -> Lexicon:
     """The entry's DAWG from the cache; built and cached when the cache is missing or bad.
 
     The build takes about 1.5 s for the default list (about 5 s without the compiled
-    extension): ``progress`` is opened only then, to say what is happening (a spinner on a
-    terminal).
+    extension): ``progress`` is opened only then, to say what is happening (by default what the
+    command line set, a spinner on a terminal: `pipelines.lexicons.report.unasked`).
     """
     cached = _read_cache(entry.cache_path, entry.sha256)
     if cached is not None:
@@ -96,7 +96,7 @@ def _two_letter_words(
 
 
 def load_dictionary(
-    spec: str | None = None, two_letter: str | None = None, progress: Progress = no_progress
+    spec: str | None = None, two_letter: str | None = None, progress: Progress = unasked
 ) -> Dictionary:
     """The engine dictionary a spec names; ``two_letter`` is a file replacing its two-letter list.
 

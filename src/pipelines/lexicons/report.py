@@ -24,3 +24,19 @@ def quiet(step: str, done: int, total: int | None) -> None:
 def no_progress() -> Iterator[Report]:
     """The progress that shows nothing: `quiet`, opened and closed."""
     yield quiet
+
+
+_unasked: Progress = no_progress
+
+
+def show_unasked_with(progress: Progress) -> None:
+    """How work reports when its caller hands it no progress of its own (the service layer
+    loading a game's word list): the command line says it once, before any command runs (a
+    spinner on a terminal); by default, and for any other caller, nothing is shown."""
+    global _unasked
+    _unasked = progress
+
+
+def unasked() -> AbstractContextManager[Report]:
+    """The progress set by `show_unasked_with`, opened: the default of work that reports."""
+    return _unasked()
