@@ -12,7 +12,7 @@ before it is read, and one that grows past it while read too; an import is strea
 none. Where a command documents `-`, standard input is read instead, to the same cap.
 
 Every file read is remembered (`read_inputs`), so that an output of the same command is never
-written over one of its inputs (`pipelines.output_file`). In the ledger, because the ledger
+written over one of its inputs (`pipelines.files.whole`). In the ledger, because the ledger
 reads its own key files; the pipelines read all the others through it.
 """
 
