@@ -20,6 +20,7 @@ from ledger import EventStore
 from ledger.database import create_db_engine
 from pipelines.cli.arbitru import app
 from pipelines.season import parquet_schemas as schemas
+from pipelines.season.tournaments import read_tournaments, results
 from tests.ledger.ledger_helpers import ledger_at
 
 pytestmark = pytest.mark.usefixtures("default_home")
@@ -248,3 +249,10 @@ def test_tournament_and_season_tables_sum_the_warnings_that_stand(
     exported = ds.dataset(tmp_path / "export" / "standings", partitioning=partitioning).to_table()
     rows = [r for r in exported.to_pylist() if r["level"] == "tournament"]
     assert {r["player_id"]: r["warnings"] for r in rows} == game
+
+    cli("recompute", "--db", db_url)
+    with EventStore(db_url) as opened:
+        (replayed,) = results(opened, read_tournaments(opened))
+        (recomputed,) = results(opened, read_tournaments(opened), recomputed=True)
+    for standings in (replayed.standings, recomputed.standings):
+        assert {s.player_id: s.warnings for s in standings} == game

@@ -135,7 +135,9 @@ def _show(title: str, columns: Columns, rows: Iterable[Sequence[str]]) -> None:
     out.print(view)
 
 
-def _page(title: str, columns: Columns, rows: Sequence[Sequence[str]], notes: Sequence[str]):
+def _page(
+    title: str, columns: Columns, rows: Sequence[Sequence[str]], notes: Sequence[str]
+) -> Callable[[], str]:
     """The `--html` page of a table, built only when asked for."""
 
     def built() -> str:
