@@ -37,14 +37,10 @@ from ledger.database import DEFAULT_URL, driver_error
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.input_files import (
     EVENTS,
-    STDIN,
-    InputFileError,
-    open_input,
-    standard_input,
 )
 from ledger.jsonl import PayloadCheck, row_line, write_rows
 from pipelines.cli.exits import ExitCode
-from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
 from pipelines.cli.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -100,19 +96,6 @@ def _reported(store: EventStore) -> Iterator[None]:
 
 
 @contextmanager
-def _open_input(file: Path) -> Iterator[IO[bytes]]:
-    try:
-        handle = standard_input(EVENTS) if file == STDIN else open_input(file, EVENTS)
-    except InputFileError as exc:
-        fail(str(exc))
-    if file == STDIN:  # stays open: it is not ours
-        yield handle
-        return
-    with handle:
-        yield handle
-
-
-@contextmanager
 def _readable_at_once(source: IO[bytes]) -> Iterator[IO[bytes]]:
     """`source` when it is a regular file; otherwise (a pipe, a terminal) its content copied
     to a temporary file first. An import reads its input while it holds the ledger's write
@@ -150,7 +133,7 @@ def import_command(
     Events already stored (same event_id) are skipped. A ledger failing its quick check
     is refused first (exit 1), as an append is."""
     with (
-        _open_input(file) as given,
+        opened_input(file, EVENTS) as given,
         _readable_at_once(given) as source,
         _store(db, create=True) as store,
     ):
