@@ -20,7 +20,6 @@ from typing import IO, TYPE_CHECKING, Annotated
 
 import sqlalchemy as sa
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -41,6 +40,8 @@ from ledger.input_files import (
 from ledger.jsonl import PayloadCheck, row_line, write_rows
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
+from pipelines.cli.inputs import console as _out
+from pipelines.cli.inputs import err_console as _err
 from pipelines.cli.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -59,9 +60,6 @@ if TYPE_CHECKING:
 
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
-
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
 
 
 @contextmanager
