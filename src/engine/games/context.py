@@ -68,7 +68,13 @@ class GameContext:
         if isinstance(move, NotationError):
             problem = Problem("unreadable", f"unreadable: {move.message}")
             return Judgement(text, None, None, (problem,), 0)
-        verdict = self.check(board, rack, move)
+        return self._judge_move(board, rack, text, move, self.check(board, rack, move))
+
+    def _judge_move(
+        self, board: Board, rack: str, text: str, move: Move, verdict: Verdict
+    ) -> Judgement:
+        """A readable submission judged from its move's verdict. Only duplicat-completiv lets a
+        move choose a letter from the stock (`CompletivContext` judges it); here that is refused."""
         if move.chosen is not None:
             mark = format_tile(move.chosen.letter, move.chosen.joker)
             problem = Problem(

@@ -32,6 +32,7 @@ from pipelines.cli.inputs import (
     read_board_file,
     resolve_dictionary,
     resolve_ruleset,
+    when_batch,
 )
 
 engine_app = typer.Typer(help="The rules engine: score moves, find the top.", no_args_is_help=True)
@@ -132,13 +133,11 @@ def score(
 ) -> None:
     """Validate and score a move: words formed, premiums, bonus, and every broken rule."""
     ruleset = resolve_ruleset(ruleset_name)
-    if batch is not None:
-        if board_file is not None or move is not None or rack is not None:
-            fail("--batch replaces --board, --move and --rack: give either")
-        dictionary = resolve_dictionary(dict_spec, no_words)
-        raise typer.Exit(
-            ExitCode.OK if _score_batch(batch, ruleset, dictionary) else ExitCode.NEGATIVE
-        )
+    when_batch(
+        batch,
+        {"--board": board_file, "--move": move, "--rack": rack},
+        lambda path: _score_batch(path, ruleset, resolve_dictionary(dict_spec, no_words)),
+    )
     if board_file is None or move is None:
         fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
     board = read_board_file(board_file, ruleset)

@@ -9,7 +9,7 @@ engine and lexicon commands use it, so it loads no database, progress bar or sig
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from ledger.input_files import (
     BATCH,
     BOARD,
     InputFileError,
+    Kind,
     open_input,
     read_input,
     standard_input,
@@ -133,6 +134,20 @@ STDIN = Path("-")
 """The batch file name that means standard input, as for `ledger import -`."""
 
 
+def when_batch(
+    batch: Path | None, replaced: dict[str, Any], judged: Callable[[Path], bool]
+) -> None:
+    """A command judging one position given by its options, or each line of --batch: with a
+    batch, none of the options it `replaced` (by flag) may be given as well; the batch is then
+    `judged` and the command exits, 0 when every line could be judged, 1 otherwise."""
+    if batch is None:
+        return
+    if any(value is not None for value in replaced.values()):
+        *first, last = replaced
+        fail(f"--batch replaces {', '.join(first)} and {last}: give either")
+    raise typer.Exit(ExitCode.OK if judged(batch) else ExitCode.NEGATIVE)
+
+
 @dataclass(frozen=True)
 class BatchLine:
     """One line of a batch file: its number, where it is (`moves.jsonl, line 3`, said first
@@ -150,7 +165,7 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
     order mark allowed on line 1, one JSON object of unique keys, nesting within Python's
     limit, so that a batch line is refused for the same reasons an event line is."""
     name = "stdin" if path == STDIN else str(path)
-    with _batch_source(path) as handle:
+    with opened_input(path, BATCH) as handle:
         for number, raw in numbered_lines(handle):
             source = f"{name}, line {number}"
             try:
@@ -162,9 +177,12 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
 
 
 @contextmanager
-def _batch_source(path: Path) -> Iterator[IO[bytes]]:
+def opened_input(path: Path, kind: Kind) -> Iterator[IO[bytes]]:
+    """The file a user names for input of `kind` (`ledger.input_files`), '-' for stdin, open
+    for reading: refused (exit 2) when it is not a regular file within the kind's size cap;
+    closed afterwards unless it is stdin."""
     try:
-        handle = standard_input(BATCH) if path == STDIN else open_input(path, BATCH)
+        handle = standard_input(kind) if path == STDIN else open_input(path, kind)
     except InputFileError as exc:
         fail(str(exc))
     if path == STDIN:  # stays open: it is not ours

@@ -20,7 +20,6 @@ from typing import IO, TYPE_CHECKING, Annotated
 
 import sqlalchemy as sa
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -37,14 +36,12 @@ from ledger.database import DEFAULT_URL, driver_error
 from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.input_files import (
     EVENTS,
-    STDIN,
-    InputFileError,
-    open_input,
-    standard_input,
 )
 from ledger.jsonl import PayloadCheck, row_line, write_rows
 from pipelines.cli.exits import ExitCode
-from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
+from pipelines.cli.inputs import console as _out
+from pipelines.cli.inputs import err_console as _err
 from pipelines.cli.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -63,9 +60,6 @@ if TYPE_CHECKING:
 
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
-
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
 
 
 @contextmanager
@@ -97,19 +91,6 @@ def _reported(store: EventStore) -> Iterator[None]:
             fail(str(driver_error(store.engine, exc, "failed")), 3 if system_refused(exc) else 2)
         except sa.exc.SQLAlchemyError as exc:
             fail(f"the database failed: {str(getattr(exc, 'orig', exc)).strip()}")
-
-
-@contextmanager
-def _open_input(file: Path) -> Iterator[IO[bytes]]:
-    try:
-        handle = standard_input(EVENTS) if file == STDIN else open_input(file, EVENTS)
-    except InputFileError as exc:
-        fail(str(exc))
-    if file == STDIN:  # stays open: it is not ours
-        yield handle
-        return
-    with handle:
-        yield handle
 
 
 @contextmanager
@@ -150,7 +131,7 @@ def import_command(
     Events already stored (same event_id) are skipped. A ledger failing its quick check
     is refused first (exit 1), as an append is."""
     with (
-        _open_input(file) as given,
+        opened_input(file, EVENTS) as given,
         _readable_at_once(given) as source,
         _store(db, create=True) as store,
     ):

@@ -16,6 +16,8 @@ command loads this module.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -158,11 +160,8 @@ def prove_command(
     checkpoint (the latest one unless --checkpoint), as JSON.
 
     Anyone holding the federation's public key checks it with `arbitru verify-proof`."""
-    with _store(db) as store:
-        try:
-            proof = prove_inclusion(store, seq, checkpoint)
-        except LedgerAltered as exc:
-            fail(str(exc), ExitCode.NEGATIVE)
+    with _proving(db) as store:
+        proof = prove_inclusion(store, seq, checkpoint)
     _write_document(inclusion_document(proof), out)
 
 
@@ -174,12 +173,20 @@ def consistency_command(
 ) -> None:
     """Write a consistency proof between two checkpoints, as JSON: that the ledger signed by
     the newer one begins with the events signed by the older one, unchanged."""
+    with _proving(db) as store:
+        proof = prove_consistency(store, old, new)
+    _write_document(consistency_document(proof), out)
+
+
+@contextmanager
+def _proving(db: str) -> Iterator[EventStore]:
+    """The ledger a proof is made from; a proof it refuses because the ledger fails its check
+    against the checkpoint (`LedgerAltered`) exits 1 with the reason."""
     with _store(db) as store:
         try:
-            proof = prove_consistency(store, old, new)
+            yield store
         except LedgerAltered as exc:
             fail(str(exc), ExitCode.NEGATIVE)
-    _write_document(consistency_document(proof), out)
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:
