@@ -79,15 +79,14 @@ class MoveGenerator:
         self.tile_values = [ruleset.value(chr(65 + i)) for i in range(26)]
         self.bingo_size = ruleset.bingo_size
         self.bingo = ruleset.bingo_bonus
+        self.max_laid = min(ruleset.max_laid, ruleset.rack_size)
         self._cross_cache: CrossCache = {}
         self._last_lines: dict[bool, tuple[Board, list[Line]]] = {}
         self._last_grids: tuple[Board, tuple[list[list[int]], list[list[int]]]] | None = None
         # The compiled generator when built (engine.kernel); `engine.search` is the
         # reference and the fallback.
         self.kernel = (
-            kernel.for_ruleset(ruleset, self.lexicon, self.two_letter, self.bingo_size, self.bingo)
-            if compiled
-            else None
+            kernel.for_ruleset(ruleset, self.lexicon, self.two_letter) if compiled else None
         )
 
     def moves(self, board: Board, rack: Rack | str) -> list[ScoredMove]:

@@ -48,7 +48,8 @@ class PositionSearch:
     def __init__(self, generator: MoveGenerator, board: Board, counts: list[int]) -> None:
         self.generator = generator
         self.counts = counts
-        self.tiles = sum(self.counts)
+        self.most = min(sum(counts), generator.max_laid)
+        """The most tiles a move of this rack lays (7 of 8 in duplicat eliptic)."""
         self.have = sum(1 << i for i in range(26) if self.counts[i])
         self.lines = {across: generator.lines(board, across) for across in (True, False)}
         self.bounds = Bounds(
@@ -58,6 +59,7 @@ class PositionSearch:
             board.size,
             generator.bingo_size,
             generator.bingo,
+            generator.max_laid,
         )
         self.best = -1
 
@@ -132,9 +134,11 @@ class PositionSearch:
         before the anchor or on one of the empty squares before it that touch nothing. With
         pruning, the most promising starts come first; without, the board's order.
         """
-        tiles = self.tiles
-        # Laying a full rack is a bingo: a start that leaves no other way needs one possible.
-        full_rack = tiles if tiles == self.generator.bingo_size else tiles + 1
+        most = self.most
+        bingo_size = self.generator.bingo_size
+        # Laying the most tiles a move may is a bingo when that is the bingo's number: a start
+        # that leaves no other way needs one possible.
+        full_rack = most if most == bingo_size else most + 1
         planned = []
         for across in (True, False):
             for line in self.lines[across]:
@@ -149,7 +153,7 @@ class PositionSearch:
                             bounds = [self.bounds.start_bound(line, across, a, start)]
                     else:
                         limit = 0
-                        while limit < a and limit < tiles - 1:
+                        while limit < a and limit < most - 1:
                             square = a - limit - 1
                             # An anchor (a square joining a cross word) ends the left part,
                             # even where every letter would complete that cross word.
@@ -168,9 +172,9 @@ class PositionSearch:
                         if bounds[i] < 0:
                             continue
                         # The bound tables already say how many tiles fit from the anchor on:
-                        # too few for the whole rack and no anagram test is needed.
+                        # too few for a bingo and no anagram test is needed.
                         room = self.bounds.spans[across][line.index][a][1]
-                        fits = room + (a - start if cells[start] < 0 else 0) >= tiles
+                        fits = room + (a - start if cells[start] < 0 else 0) >= bingo_size
                         bingo = fits and self.bounds.bingo_possible(line, start)
                         if not bingo and cells[start] < 0 and a - start + 1 >= full_rack:
                             continue
@@ -205,10 +209,10 @@ class PositionSearch:
         cells, values, masks, cross = line.cells, line.values, line.masks, line.cross
         letter_factor, word_factor = line.letter_factor, line.word_factor
         size = len(cells)
-        tiles = self.tiles
+        laid_at_most = self.most
         bingo_at = self.generator.bingo_size
         bingo = self.generator.bingo
-        bingo_bound = bingo if bingo_here and tiles == bingo_at else 0
+        bingo_bound = self.bounds.bingo if bingo_here else 0
         index = line.index
         skip_single = not across and cross[a] != NO_CROSS
         must_end = a + 1
@@ -251,7 +255,7 @@ class PositionSearch:
                         finish(main, mult, crossed, placed, col)
                 elif height[node] < must_end - col or reach[node] & forced != forced:
                     return
-                rest = tiles - placed
+                rest = laid_at_most - placed
                 if col < size and rest:
                     # Only the letters both on the node's edges and allowed here, lowest first.
                     todo = edges[node] & (masks[col] if counts[JOKER_INDEX] else masks[col] & have)
@@ -273,7 +277,8 @@ class PositionSearch:
                         if capped < best_tiles:
                             best_tiles = capped
                         bound = mult * (main * more + board + best_tiles) + crossed + more_crossed
-                        if bingo_bound and laid == rest:
+                        # A bingo lays exactly `bingo_at` tiles: some count up to `laid` more.
+                        if bingo_bound and placed <= bingo_at <= placed + laid:
                             bound += bingo_bound
                         if not laid or bound < self.best:
                             return

@@ -23,7 +23,7 @@ from engine.tiles import JOKER, fold
 CURRENT_SCHEMA = 1
 """The payload schema this engine writes; older schemas are upcast on decoding."""
 
-VARIANTS = ("duplicate", "completiv", "anticipation")
+VARIANTS = ("duplicate", "completiv", "eliptic", "anticipation")
 DRAW_MODES = ("manual", "seeded")
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}\Z")
