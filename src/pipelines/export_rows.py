@@ -30,7 +30,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from engine.games.events import EventDecodeError, GameCreated, decode_event
+from engine.games.events import GameCreated
+from engine.games.payloads import EventDecodeError, decode_event
 from engine.ruleset import RulesetError, load_ruleset
 from ledger import EventStore, Head
 from ledger.database import read_transaction

@@ -8,9 +8,10 @@ from typing import Any
 
 from rich.console import Console
 
-from engine.games.anticipation_rules import Replacing, show_tiles
+from engine.games.anticipation_rules import show_tiles
+from engine.games.anticipation_state import Replacing
 from engine.games.anticipation_views import player_sheet
-from engine.games.events import format_time
+from engine.games.payloads import format_time
 from engine.games.state import GameState
 from pipelines.limits import escaped as escape
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.board import square_name
 from engine.games.context import Judgement
-from engine.games.events import format_time
+from engine.games.payloads import format_time
 from engine.games.projections import (
     PlayerResult,
     Position,

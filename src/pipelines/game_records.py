@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games.events import EventDecodeError, decode_event
+from engine.games.payloads import EventDecodeError, decode_event
 from pipelines.limits import event_problem
 
 

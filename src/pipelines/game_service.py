@@ -29,14 +29,8 @@ from engine.dictionary import Dictionary
 from engine.echo import echo
 from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
-from engine.games.events import (
-    DictionaryRef,
-    GameCreated,
-    Recorded,
-    encode_event,
-    format_time,
-    read_recorded,
-)
+from engine.games.events import DictionaryRef, GameCreated, Recorded
+from engine.games.payloads import encode_event, format_time, read_recorded
 from engine.games.replay import decide, evolve, initial_state
 from engine.games.state import GameRuleError, GameState
 from engine.ruleset import RulesetError

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
 
-from engine.games.events import format_time
+from engine.games.payloads import format_time
 from ledger import EventStore, NewEvent
 from pipelines import simulate_anticipation, simulate_completiv, simulate_game
 from pipelines.simulate import SimulatedPlayer, make_players

@@ -21,7 +21,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from engine.games.commands import Command, DeclareReplacement, Submit
-from engine.games.events import format_time
+from engine.games.payloads import format_time
 from engine.games.state import RoundState
 from pipelines.game_service import Game, ServiceError
 

@@ -35,13 +35,8 @@ from decimal import Decimal
 
 import sqlalchemy as sa
 
-from engine.games.events import (
-    EventDecodeError,
-    GameAdded,
-    PlayerRegistered,
-    TournamentCreated,
-    decode_event,
-)
+from engine.games.events import GameAdded, PlayerRegistered, TournamentCreated
+from engine.games.payloads import EventDecodeError, decode_event
 from engine.games.projections import Standing, round_results, standings
 from ledger import EventStore
 from ledger.catalogue import naming_problem

@@ -165,6 +165,7 @@ def test_shipped_list_is_the_pinned_build():
     assert "GPL 2.0/LGPL 2.1/MPL 1.1" in (SHIPPED / "NOTICE").read_text("utf-8")
 
 
+@pytest.mark.heavy  # its tools are pinned exactly (==): the dependency floors change nothing here
 def test_real_build_from_rospell_reproduces_the_pinned_hash(tmp_path):
     """The full pipeline (about 40 s); skipped without the lexicon-build extra."""
     result, files = build(tmp_path)
