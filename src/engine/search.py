@@ -15,20 +15,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from heapq import heappush, heapreplace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engine.board import Board
 from engine.crosschecks import NO_CROSS, Line
+from engine.lexicon import Lexicon
 from engine.topbound import JOKER_INDEX, Bounds
-
-if TYPE_CHECKING:
-    from engine.movegen import MoveGenerator
 
 Found = tuple[int, bool, int, int, tuple[int, ...], tuple[int, ...]]
 """A found move in line coordinates: score, across, line, first square, letters, joker indexes."""
 Emit = Callable[[int, bool, int, int, list[int], list[int]], None]
 Start = tuple[int, bool, Line, int, int, bool]
 """Where a search starts: bound, across, line, anchor, first square, bingo possible there."""
+
+
+class Generator(Protocol):
+    """What a search reads of the generator that holds it (`engine.movegen.MoveGenerator`):
+    the ruleset's numbers, the lexicon, and the board's lines, which it keeps across positions."""
+
+    lexicon: Lexicon
+    two_letter: frozenset[str]
+    tile_values: list[int]
+    bingo_size: int
+    bingo: int
+    max_laid: int
+
+    def lines(self, board: Board, across: bool) -> list[Line]: ...
 
 
 def canonical(found: Found) -> tuple[int, int, int, bool, tuple[int, ...], tuple[int, ...]]:
@@ -45,7 +57,7 @@ class PositionSearch:
     checks the rack); the search lays tiles by counting them down in that list.
     """
 
-    def __init__(self, generator: MoveGenerator, board: Board, counts: list[int]) -> None:
+    def __init__(self, generator: Generator, board: Board, counts: list[int]) -> None:
         self.generator = generator
         self.counts = counts
         self.most = min(sum(counts), generator.max_laid)
