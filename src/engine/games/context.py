@@ -105,10 +105,13 @@ class GameContext:
 
 
 def context_for(created: GameCreated, dictionary: Dictionary) -> GameContext:
-    """The context a GameCreated asks for: its ruleset by name with its settings applied.
+    """The context a GameCreated asks for: its ruleset by name with its variant's settings
+    (`VARIANT_SETTINGS`) and its own applied.
 
     Settings that cannot be applied are reported in `GameSettings.problems`, never raised;
     an unknown ruleset name raises `RulesetError` (the game cannot be judged without it).
     """
-    ruleset, settings = read_settings(load_ruleset(created.ruleset), created.settings)
+    ruleset, settings = read_settings(
+        load_ruleset(created.ruleset), created.settings, created.variant
+    )
     return GameContext(ruleset, settings, dictionary)

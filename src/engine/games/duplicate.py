@@ -134,7 +134,7 @@ def created_events(command: CreateGame) -> list[Event]:
         ruleset = load_ruleset(command.ruleset)
     except RulesetError as exc:
         raise GameRuleError("unknown_ruleset", str(exc)) from None
-    problems = check_settings(ruleset, command.settings)
+    problems = check_settings(ruleset, command.settings, command.variant)
     if problems:
         raise GameRuleError("bad_setting", "; ".join(problems))
     if command.draw == "seeded" and command.seed_commitment is None:

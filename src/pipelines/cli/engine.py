@@ -24,6 +24,7 @@ from pipelines.cli.inputs import (
     JsonOption,
     RackOption,
     RulesetOption,
+    VariantOption,
     board_from_json,
     console,
     emit_json,
@@ -105,7 +106,7 @@ def _show_verdict(verdict: Verdict, board: Board, ruleset: Ruleset) -> None:
         factor = f" x{w.word_factor}" if w.word_factor > 1 else ""
         table.add_row(w.written, squares + factor, str(w.score))
     if verdict.bonus:
-        table.add_row("bingo", "all tiles of the rack", str(verdict.bonus))
+        table.add_row("bingo", f"{len(verdict.tiles)} tiles of the rack", str(verdict.bonus))
     console.print(table)
     if verdict.valid:
         console.print(f"[bold green]valid[/]: {verdict.score} points")
@@ -130,9 +131,10 @@ def score(
     ] = None,
     as_json: JsonOption = False,
     ruleset_name: RulesetOption = "ro-frs",
+    variant: VariantOption = "duplicate",
 ) -> None:
     """Validate and score a move: words formed, premiums, bonus, and every broken rule."""
-    ruleset = resolve_ruleset(ruleset_name)
+    ruleset = resolve_ruleset(ruleset_name, variant)
     when_batch(
         batch,
         {"--board": board_file, "--move": move, "--rack": rack},

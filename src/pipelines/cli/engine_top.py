@@ -31,6 +31,7 @@ from pipelines.cli.inputs import (
     JsonOption,
     RackOption,
     RulesetOption,
+    VariantOption,
     board_from_json,
     console,
     emit_json,
@@ -167,9 +168,10 @@ def top(
     ] = None,
     as_json: JsonOption = False,
     ruleset_name: RulesetOption = "ro-frs",
+    variant: VariantOption = "duplicate",
 ) -> None:
     """Find the top: the best score for a rack on a board, and every move reaching it."""
-    ruleset = resolve_ruleset(ruleset_name)
+    ruleset = resolve_ruleset(ruleset_name, variant)
     when_batch(
         batch,
         {"--board": board_file, "--rack": rack},

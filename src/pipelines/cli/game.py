@@ -125,7 +125,7 @@ def _seed(game: str, seed_file: Path | None) -> str:
 def create_command(
     game: GameArg,
     variant: Annotated[
-        str, typer.Option("--variant", help="duplicate, completiv or anticipation.")
+        str, typer.Option("--variant", help="duplicate, completiv, eliptic or anticipation.")
     ] = "duplicate",
     player: Annotated[
         list[str] | None,

@@ -22,6 +22,7 @@ from rich.markup import escape
 from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
 from engine.echo import echo
+from engine.games.settings import VARIANT_SETTINGS, read_settings
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from ledger.input_files import (
     BATCH,
@@ -72,9 +73,24 @@ def emit_json(value: Any, *, sort_keys: bool = True) -> None:
     typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=sort_keys))
 
 
-def resolve_ruleset(name: str) -> Ruleset:
+ENGINE_VARIANTS = ("duplicate", *VARIANT_SETTINGS)
+"""The variants whose single moves the engine commands judge: duplicate's rack, or one with a
+variant's own numbers (duplicat eliptic's rack of 8, at most 7 laid)."""
+VariantOption = Annotated[
+    str,
+    typer.Option("--variant", help="duplicate, or eliptic: a rack of 8, at most 7 laid."),
+]
+
+
+def resolve_ruleset(name: str, variant: str = "duplicate") -> Ruleset:
+    """The ruleset by name, with the numbers the variant plays by default."""
+    if variant not in ENGINE_VARIANTS:
+        fail(
+            f"--variant {echo(variant)}: the engine commands judge {' or '.join(ENGINE_VARIANTS)}"
+            " racks; a completiv or anticipation game's moves are judged by `arbitru game`"
+        )
     try:
-        return load_ruleset(name)
+        return read_settings(load_ruleset(name), {}, variant)[0]
     except RulesetError as exc:
         fail(str(exc))
 
