@@ -305,7 +305,7 @@ def options_last(gathered: type, into: str) -> Callable[[Callable[..., None]], C
     last = [
         inspect.Parameter(
             field.name,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
             annotation=kinds[field.name],
             default=field.default,
         )
@@ -373,6 +373,30 @@ def _checkpoint(opened: EventStore) -> None:
         views.err.print(
             f"checkpoint signed: {made.tree_size} events, root {made.root}", soft_wrap=True
         )
+
+
+def received_at_option(handed: str, more: str = "") -> Any:
+    """The --received-at option of a command recording slips: when `handed` was handed in
+    (`more` says what else it is for)."""
+    return Annotated[
+        str | None,
+        typer.Option(
+            "--received-at",
+            help=f"When {handed} was handed in (ISO 8601; default: now, refused once the "
+            f"deadline has passed).{more}",
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class Slip:
+    """How a command recording slips was asked to: as late or not (--late), from which slip
+    (--source), in which round (--round). Its fields are the options, as `options_last`
+    hands them to the command (handed them last, before those of `appends`)."""
+
+    late: LateOption = False
+    source: SourceOption = None
+    round_number: RoundOption = None
 
 
 def run_in_round(
