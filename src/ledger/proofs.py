@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ledger import merkle
@@ -94,8 +95,7 @@ def verify_document(document: Any, public_key: Ed25519PublicKey) -> ProofVerdict
 
 
 def _verify_inclusion(document: dict[str, Any], public_key: Ed25519PublicKey) -> ProofVerdict:
-    def reject(reason: str) -> ProofVerdict:
-        return ProofVerdict(False, "inclusion", reason)
+    reject = partial(ProofVerdict, False, "inclusion")
 
     checkpoint = _checkpoint(document.get("checkpoint"), "checkpoint")
     index = _natural(document.get("leaf_index"), "leaf_index")
@@ -103,9 +103,7 @@ def _verify_inclusion(document: dict[str, Any], public_key: Ed25519PublicKey) ->
     line = document.get("event")
     if not isinstance(line, str):
         raise MalformedProof("event must be the event's export line, as text")
-    from ledger.signing import signature_problem  # only checking loads `cryptography`
-
-    problem = signature_problem(checkpoint, public_key)
+    problem = _unsigned(public_key, ("", checkpoint))
     if problem:
         return reject(problem)
     try:
@@ -147,19 +145,27 @@ def _verify_inclusion(document: dict[str, Any], public_key: Ed25519PublicKey) ->
     )
 
 
+def _unsigned(public_key: Ed25519PublicKey, *named: tuple[str, Checkpoint]) -> str | None:
+    """Why the first of these checkpoints that is not signed by `public_key` is not (after
+    its name and "checkpoint:", when it has one), or None when all are."""
+    from ledger.signing import signature_problem  # only checking loads `cryptography`
+
+    for name, checkpoint in named:
+        problem = signature_problem(checkpoint, public_key)
+        if problem:
+            return f"{name} checkpoint: {problem}" if name else problem
+    return None
+
+
 def _verify_consistency(document: dict[str, Any], public_key: Ed25519PublicKey) -> ProofVerdict:
-    def reject(reason: str) -> ProofVerdict:
-        return ProofVerdict(False, "consistency", reason)
+    reject = partial(ProofVerdict, False, "consistency")
 
     old = _checkpoint(document.get("old"), "old")
     new = _checkpoint(document.get("new"), "new")
     path = _hashes(document.get("consistency_path"), "consistency_path")
-    from ledger.signing import signature_problem  # only checking loads `cryptography`
-
-    for name, checkpoint in (("old", old), ("new", new)):
-        problem = signature_problem(checkpoint, public_key)
-        if problem:
-            return reject(f"{name} checkpoint: {problem}")
+    problem = _unsigned(public_key, ("old", old), ("new", new))
+    if problem:
+        return reject(problem)
     if old.tree_size > new.tree_size:
         return reject(
             f"the old checkpoint ({old.tree_size} events) is larger than the new one "

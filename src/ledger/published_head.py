@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from ledger.envelope import MAX_SEQ, check_hash, check_recorded_at
 from ledger.errors import LedgerError
-from ledger.signing import key_id
+from ledger.signing import key_id, other_key
 from ledger.store import Head
 
 FORMAT = "arbitru-published-head/1"
@@ -65,12 +65,9 @@ class PublishedHead:
 
     def signature_problem(self, public_key: Ed25519PublicKey) -> str | None:
         """Why this head is not signed by `public_key`, or None when it is."""
-        expected = key_id(public_key)
-        if self.key_id != expected:
-            return (
-                f"the published head names key {self.key_id}, not the trusted public key "
-                f"{expected}: it was signed by another key"
-            )
+        problem = other_key(public_key, "the published head", self.key_id, "trusted")
+        if problem:
+            return problem
         try:
             raw = base64.b64decode(self.signature, validate=True)
             public_key.verify(raw, self.statement())

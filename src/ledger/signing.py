@@ -40,6 +40,19 @@ def key_id(public_key: Ed25519PublicKey) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def other_key(public_key: Ed25519PublicKey, signed: str, named: str, how: str) -> str | None:
+    """Why what is `signed` cannot be signed by `public_key` (the `how` key: given, trusted):
+    it names the key `named`, another one; None when it names this one. The signature is
+    checked only after this, so that another key is said as such."""
+    expected = key_id(public_key)
+    if named == expected:
+        return None
+    return (
+        f"{signed} names key {named}, not the {how} public key {expected}: it was signed by "
+        "another key"
+    )
+
+
 def sign(private_key: Ed25519PrivateKey, tree_size: int, root: str, created_at: str) -> Checkpoint:
     """A checkpoint of `tree_size` events with head `root`, signed now."""
     signature = private_key.sign(statement(tree_size, root, created_at))
@@ -54,12 +67,9 @@ def sign(private_key: Ed25519PrivateKey, tree_size: int, root: str, created_at: 
 
 def signature_problem(checkpoint: Checkpoint, public_key: Ed25519PublicKey) -> str | None:
     """Why the checkpoint is not signed by `public_key`, or None when it is."""
-    expected = key_id(public_key)
-    if checkpoint.key_id != expected:
-        return (
-            f"the checkpoint names key {checkpoint.key_id}, not the given public key "
-            f"{expected}: it was signed by another key"
-        )
+    problem = other_key(public_key, "the checkpoint", checkpoint.key_id, "given")
+    if problem:
+        return problem
     try:
         raw = base64.b64decode(checkpoint.signature, validate=True)
     except (binascii.Error, ValueError):

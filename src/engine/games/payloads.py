@@ -323,40 +323,23 @@ def decode_recorded(
     event = decode_event(type_name, schema, payload)
     raw_time = meta.get("received_at")
     received_at = None if raw_time is None else parse_time(raw_time)
-    return Recorded(
-        event=event,
-        event_id=event_id,
-        seq=seq,
-        version=version,
-        received_at=received_at,
-        actor=_meta_text(meta, "actor"),
-        source=_meta_text(meta, "source"),
-    )
+    return Recorded(event, event_id, seq, version, received_at=received_at, **_meta_of(meta))
 
 
 def read_recorded(
-    type_name: str,
-    schema: int,
-    payload: Any,
-    meta: Mapping[str, Any] | None = None,
-    *,
-    event_id: str = "",
-    seq: int | None = None,
-    version: int = 0,
+    type_name: str, schema: int, payload: Any, meta: Mapping[str, Any] | None = None, **where: Any
 ) -> Recorded:
-    """Like `decode_recorded`, but never raises: an envelope that does not decode becomes an
+    """Like `decode_recorded`, which is handed the same arguments (`where`: event_id, seq
+    and version), but never raises: an envelope that does not decode becomes an
     `Undecodable` event, which a game keeps as ignored with the decoding error as reason."""
     try:
-        return decode_recorded(
-            type_name, schema, payload, meta, event_id=event_id, seq=seq, version=version
-        )
+        return decode_recorded(type_name, schema, payload, meta, **where)
     except EventDecodeError as exc:
         schema_number = schema if isinstance(schema, int) else 0
-        return Recorded(
-            event=Undecodable(type_name, schema_number, payload, str(exc)),
-            event_id=event_id,
-            seq=seq,
-            version=version,
-            actor=_meta_text(meta or {}, "actor"),
-            source=_meta_text(meta or {}, "source"),
-        )
+        event = Undecodable(type_name, schema_number, payload, str(exc))
+        return Recorded(event=event, **_meta_of(meta), **where)
+
+
+def _meta_of(meta: Mapping[str, Any] | None) -> dict[str, str | None]:
+    """The meta facts a `Recorded` keeps besides the time: who recorded it, from what."""
+    return {key: _meta_text(meta or {}, key) for key in ("actor", "source")}

@@ -24,13 +24,14 @@ from pipelines.cli import views
 from pipelines.cli.game_common import (
     Append,
     GameArg,
-    LateOption,
     PartOption,
     RoundOption,
-    SourceOption,
+    Slip,
     appends,
     checked,
+    options_last,
     player_id,
+    received_at_option,
     reported,
     round_of,
     run,
@@ -284,6 +285,7 @@ def draw_command(
 
 
 @appends
+@options_last(Slip, "slip")
 def submit_command(
     game: GameArg,
     player: Annotated[str | None, typer.Option("--player", help="The player's id.")] = None,
@@ -300,18 +302,9 @@ def submit_command(
         ),
     ] = None,
     part: PartOption = 1,
-    received_at: Annotated[
-        str | None,
-        typer.Option(
-            "--received-at",
-            help="When it was handed in (ISO 8601; default: now, refused once the deadline "
-            "has passed). With --file, for lines without their own time.",
-        ),
-    ] = None,
-    late: LateOption = False,
-    source: SourceOption = None,
-    round_number: RoundOption = None,
+    received_at: received_at_option("it", " With --file, for lines without their own time.") = None,
     *,
+    slip: Slip,
     to: Append,
 ) -> None:
     """Record submissions exactly as written.
@@ -334,7 +327,7 @@ def submit_command(
                 raise CommandRefused(str(exc), "unknown_player") from None
             except InputError as exc:
                 fail(str(exc))
-            number = round_of(now, round_number)
+            number = round_of(now, slip.round_number)
             slips = [
                 cmd.Submit(
                     player_id=line.player_id,
@@ -346,7 +339,7 @@ def submit_command(
                 )
                 for line in lines
             ]
-            return checked_arrivals(now, slips, late=late)
+            return checked_arrivals(now, slips, late=slip.late)
 
         run(to, game, joined)
         return
@@ -361,11 +354,11 @@ def submit_command(
                 text=text,
                 part=part,
                 received_at=arrival,
-                source=source,
+                source=slip.source,
                 actor=who,
             )
         ]
-    run_in_round(to, game, *slips, round_number=round_number, late=late)
+    run_in_round(to, game, *slips, round_number=slip.round_number, late=slip.late)
 
 
 @appends

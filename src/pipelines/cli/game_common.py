@@ -13,7 +13,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import partial
 from typing import Annotated, Any, get_type_hints
@@ -275,12 +275,13 @@ def time_option(text: str | None, option: str) -> datetime | None:
 @dataclass(frozen=True)
 class Append:
     """How a command that appends to a game was asked to run: on the ledger at `db` (--db),
-    shown as JSON or not (--json), recorded by `actor` (--actor) or only shown (--dry-run)."""
+    shown as JSON or not (--json), recorded by `actor` (--actor) or only shown (--dry-run).
+    Its fields are the options, as `options_last` hands them to the command."""
 
-    db: str
-    as_json: bool
-    actor: str | None
-    dry_run: bool
+    db: DbOption = DEFAULT_URL
+    as_json: JsonOption = False
+    actor: ActorOption = None
+    dry_run: DryRunOption = False
 
     def who(self) -> str:
         """Who records the events (`actor_of`): asked when the command makes them, after its
@@ -288,38 +289,49 @@ class Append:
         return actor_of(self.actor)
 
 
-_APPEND_OPTIONS = [
-    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind, default=value)
-    for name, kind, value in (
-        ("db", DbOption, DEFAULT_URL),
-        ("as_json", JsonOption, False),
-        ("actor", ActorOption, None),
-        ("dry_run", DryRunOption, False),
-    )
-]
-
-
 def appends(command: Callable[..., None]) -> Callable[..., None]:
     """`command`, which is handed an `Append` as `to`, as Typer is to see it: with --db,
     --json, --actor and --dry-run as its last options, in that order. Every command that
     appends to a game takes these four the same way, so they are declared here once."""
-    hints = get_type_hints(command, include_extras=True)
-    own = [
-        given.replace(annotation=hints[given.name])
-        for given in inspect.signature(command).parameters.values()
-        if given.name != "to"
+    return options_last(Append, "to")(command)
+
+
+def options_last(gathered: type, into: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A decorator: the command, handed as `into` the dataclass `gathered` made of the
+    options its fields declare (each annotated as a Typer option, with its default), as Typer
+    is to see it: with those options last, in the fields' order. Commands that take the same
+    options the same way declare them once."""
+    kinds = get_type_hints(gathered, include_extras=True)
+    last = [
+        inspect.Parameter(
+            field.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=kinds[field.name],
+            default=field.default,
+        )
+        for field in fields(gathered)
     ]
 
-    def typed(**given: Any) -> None:
-        to = Append(*(given.pop(option.name) for option in _APPEND_OPTIONS))
-        command(**given, to=to)
+    def decorated(command: Callable[..., None]) -> Callable[..., None]:
+        hints = get_type_hints(command, include_extras=True)
+        own = [
+            given.replace(annotation=hints[given.name])
+            for given in inspect.signature(command).parameters.values()
+            if given.name != into
+        ]
 
-    shown = inspect.Signature([*own, *_APPEND_OPTIONS], return_annotation=None)
-    typed.__signature__ = shown  # type: ignore[attr-defined]
-    typed.__annotations__ = {option.name: option.annotation for option in own + _APPEND_OPTIONS}
-    typed.__name__, typed.__qualname__ = command.__name__, command.__qualname__
-    typed.__module__, typed.__doc__ = command.__module__, command.__doc__
-    return typed
+        def typed(**given: Any) -> None:
+            made = gathered(**{option.name: given.pop(option.name) for option in last})
+            command(**given, **{into: made})
+
+        shown = inspect.Signature([*own, *last], return_annotation=None)
+        typed.__signature__ = shown  # type: ignore[attr-defined]
+        typed.__annotations__ = {option.name: option.annotation for option in own + last}
+        typed.__name__, typed.__qualname__ = command.__name__, command.__qualname__
+        typed.__module__, typed.__doc__ = command.__module__, command.__doc__
+        return typed
+
+    return decorated
 
 
 def run(to: Append, game: str, commands: Commands, *, create: bool = False) -> None:
@@ -361,6 +373,30 @@ def _checkpoint(opened: EventStore) -> None:
         views.err.print(
             f"checkpoint signed: {made.tree_size} events, root {made.root}", soft_wrap=True
         )
+
+
+def received_at_option(handed: str, more: str = "") -> Any:
+    """The --received-at option of a command recording slips: when `handed` was handed in
+    (`more` says what else it is for)."""
+    return Annotated[
+        str | None,
+        typer.Option(
+            "--received-at",
+            help=f"When {handed} was handed in (ISO 8601; default: now, refused once the "
+            f"deadline has passed).{more}",
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class Slip:
+    """How a command recording slips was asked to: as late or not (--late), from which slip
+    (--source), in which round (--round). Its fields are the options, as `options_last`
+    hands them to the command (handed them last, before those of `appends`)."""
+
+    late: LateOption = False
+    source: SourceOption = None
+    round_number: RoundOption = None
 
 
 def run_in_round(

@@ -14,36 +14,28 @@ from engine.games import commands as cmd
 from pipelines.cli.game_common import (
     Append,
     GameArg,
-    LateOption,
     PlayerOption,
-    RoundOption,
-    SourceOption,
+    Slip,
     appends,
     checked,
+    options_last,
+    received_at_option,
     run_in_round,
     time_option,
 )
 
 
 @appends
+@options_last(Slip, "slip")
 def replace_command(
     game: GameArg,
     player: PlayerOption,
     text: Annotated[
         str, typer.Option("--text", help='The replacement as written, e.g. "-B+Bo" or "-A+E".')
     ],
-    received_at: Annotated[
-        str | None,
-        typer.Option(
-            "--received-at",
-            help="When the slip was handed in (ISO 8601; default: now, refused once the "
-            "deadline has passed).",
-        ),
-    ] = None,
-    late: LateOption = False,
-    source: SourceOption = None,
-    round_number: RoundOption = None,
+    received_at: received_at_option("the slip") = None,
     *,
+    slip: Slip,
     to: Append,
 ) -> None:
     """Anticipation: record a player's letter replacement for the round, as written."""
@@ -52,7 +44,7 @@ def replace_command(
         player_id=player,
         text=checked("slip", text, "--text"),
         received_at=time_option(received_at, "--received-at"),
-        source=source,
+        source=slip.source,
         actor=to.who(),
     )
-    run_in_round(to, game, command, round_number=round_number, late=late)
+    run_in_round(to, game, command, round_number=slip.round_number, late=slip.late)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,16 +21,18 @@ import typer
 from rich.table import Table
 
 from ledger.database import DEFAULT_URL
-from pipelines.cli.game_common import store, view_of
+from pipelines.cli.game_common import options_last, store, view_of
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.cli.tournament import (
     PointsOption,
+    SeasonOption,
+    TournamentArgument,
     _altered,
     _left_out,
     _tournament_json,
-    _tournaments,
     points_table,
     season_app,
+    season_chosen,
     show_left_out,
     tournament_app,
     tournament_named,
@@ -37,7 +40,7 @@ from pipelines.cli.tournament import (
 from pipelines.cli.views import err, out
 from pipelines.files.whole import output_target, write_together
 from pipelines.games.limits import escaped as escape
-from pipelines.games.stream_names import misnamed_streams
+from pipelines.games.stream_names import Misnamed, misnamed_streams
 from pipelines.season.ranking import Award, PointsTable, as_number, shown
 from pipelines.season.tournaments import (
     TIE_BREAKS,
@@ -46,7 +49,6 @@ from pipelines.season.tournaments import (
     TournamentResult,
     results,
     season_standings,
-    seasons,
     tie_break_line,
     tie_break_order,
 )
@@ -73,6 +75,24 @@ TOURNAMENT_COLUMNS = (
     "warnings", "points",
 )  # fmt: skip
 """The columns of `tournament table --csv`, in order."""
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """How a ranking table was asked for: tie-broken how (--tie-break), with which points
+    (--points), written to which files (--csv, --html), from the ledger at `db` (--db), as
+    JSON or not (--json). Its fields are the options both tables take last, in this order
+    (`options_last`)."""
+
+    tie_break: TieBreakOption = None
+    points: PointsOption = None
+    csv_file: CsvOption = None
+    html_file: HtmlOption = None
+    db: DbOption = DEFAULT_URL
+    as_json: JsonOption = False
+
+
+_asked = options_last(_Asked, "asked")
 
 Columns = Sequence[tuple[str, bool]]
 """A shown table's columns: (heading, whether it holds text rather than numbers)."""
@@ -164,6 +184,51 @@ def _tell(notes: Iterable[str], console=err) -> None:
         console.print(note, markup=False, soft_wrap=True)
 
 
+@dataclass(frozen=True)
+class _Published:
+    """A ranking table in every form it is published in: shown (terminal, `--html`) under
+    its title, with the notes under it, and as `--json` (`body`, then the streams left out
+    and why the ledger fails its check, if it does)."""
+
+    title: str
+    columns: Columns
+    shown_rows: Sequence[Sequence[str]]
+    notes: Sequence[str]
+    body: dict[str, Any]
+    left_out: list[Misnamed]
+    altered: str | None
+
+
+def _publish(table: _Published, csv_lines: Callable[[], Iterable[bytes]], asked: _Asked) -> None:
+    """The table where it was asked for: the `--csv`/`--html` files (the notes then on
+    stderr), `--json`, or else the terminal; the streams left out named on stderr unless
+    only files were written, and exit 1 when there are any."""
+    written = _write(
+        asked.csv_file,
+        asked.html_file,
+        csv_lines,
+        _page(table.title, table.columns, table.shown_rows, table.notes),
+    )
+    if written and not asked.as_json:
+        _tell(table.notes)
+    if asked.as_json:
+        emit_json(
+            {
+                **table.body,
+                "left_out": [m.to_dict() for m in table.left_out],
+                "ledger_altered": table.altered,
+            },
+            sort_keys=False,
+        )
+    elif not written:
+        _show(table.title, table.columns, table.shown_rows)
+        _tell(table.notes, out)
+    if asked.as_json or not written:
+        show_left_out(table.left_out)
+    if table.left_out:
+        raise typer.Exit(1)
+
+
 def _event(result: TournamentResult, award: Award) -> str:
     t = result.tournament
     played = sum(1 for s in result.standings if s.games)
@@ -171,27 +236,18 @@ def _event(result: TournamentResult, award: Award) -> str:
 
 
 @tournament_app.command("table")
-def tournament_table_command(
-    tournament: Annotated[
-        str, typer.Argument(help="The tournament's id, e.g. cupa-bucuresti-2026.")
-    ],
-    tie_break: TieBreakOption = None,
-    points: PointsOption = None,
-    csv_file: CsvOption = None,
-    html_file: HtmlOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-) -> None:
+@_asked
+def tournament_table_command(tournament: TournamentArgument, asked: _Asked) -> None:
     """The tournament's table: place, name, club, total, solos, tops, best round, warnings
     and ranking points (the terminal and `--html` show the name, `--csv` and `--json` the id
     too).
 
     Equal totals share the place and the average of the points of the places they cover,
     unless --tie-break separates them; the rule used is printed under the table."""
-    order = _order(tie_break)
-    table = points_table(points)
+    order = _order(asked.tie_break)
+    table = points_table(asked.points)
     tournament_id = tournament.removeprefix("tournament/")
-    with store(db) as opened:
+    with store(asked.db) as opened:
         found, misnamed = tournament_named(opened, tournament_id)
         (result,) = results(opened, found, tie_break=order)
         left_out = _left_out(misnamed, found, claiming=tournament_id)
@@ -217,39 +273,23 @@ def tournament_table_command(
             for rank, player, name, club, *numbers, earned in rows
         ]
         csv_rows = [(*r[:-1], _csv_points(r[-1])) for r in rows]
-        written = _write(
-            csv_file,
-            html_file,
+        body = {
+            "tournament": _tournament_json(result.tournament),
+            "variant": result.variant,
+            "value": award.value,
+            "points_table": table.name,
+            "tie_break": list(order),
+            "notes": notes,
+            "standings": [
+                dict(zip(TOURNAMENT_COLUMNS, (*r[:-1], as_number(r[-1])), strict=True))
+                for r in rows
+            ],
+        }
+        _publish(
+            _Published(title, columns, shown_rows, notes, body, left_out, altered),
             lambda: _csv_lines(TOURNAMENT_COLUMNS, csv_rows),
-            _page(title, columns, shown_rows, notes),
+            asked,
         )
-        if written and not as_json:
-            _tell(notes)
-        if as_json:
-            emit_json(
-                {
-                    "tournament": _tournament_json(result.tournament),
-                    "variant": result.variant,
-                    "value": award.value,
-                    "points_table": table.name,
-                    "tie_break": list(order),
-                    "notes": notes,
-                    "standings": [
-                        dict(zip(TOURNAMENT_COLUMNS, (*r[:-1], as_number(r[-1])), strict=True))
-                        for r in rows
-                    ],
-                    "left_out": [m.to_dict() for m in left_out],
-                    "ledger_altered": altered,
-                },
-                sort_keys=False,
-            )
-        elif not written:
-            _show(title, columns, shown_rows)
-            _tell(notes, out)
-        if as_json or not written:
-            show_left_out(left_out)
-        if left_out:
-            raise typer.Exit(1)
 
 
 def _csv_points(points: Any) -> str | None:
@@ -257,33 +297,18 @@ def _csv_points(points: Any) -> str | None:
 
 
 @season_app.command("table")
-def season_table_command(
-    season: Annotated[
-        str | None, typer.Option("--season", help="The season (default: the latest one).")
-    ] = None,
-    tie_break: TieBreakOption = None,
-    points: PointsOption = None,
-    csv_file: CsvOption = None,
-    html_file: HtmlOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-) -> None:
+@_asked
+def season_table_command(season: SeasonOption = None, *, asked: _Asked) -> None:
     """The season's table: each player's place and points in every tournament, the points
     by event type, the warnings and the points overall (`--csv` and `--json` add the id and
     club).
 
     Each tournament's places are converted by the ranking system: an event's value is its
     players (10 to 100), each value its own scale; tied players share the average."""
-    order = _order(tie_break)
-    table = points_table(points)
-    with store(db) as opened:
-        known = _tournaments(opened)
-        if not known:
-            fail("this ledger holds no tournament: import one (`arbitru ledger import FILE`)")
-        chosen = season or seasons(known)[-1]
-        of_season = [t for t in known if t.season == chosen]
-        if not of_season:
-            fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
+    order = _order(asked.tie_break)
+    table = points_table(asked.points)
+    with store(asked.db) as opened:
+        chosen, of_season = season_chosen(opened, season)
         played = results(opened, of_season, tie_break=order)
         left_out = _left_out(misnamed_streams(opened), of_season)
         altered = _altered(opened, played)
@@ -305,43 +330,27 @@ def season_table_command(
         columns += [(r.tournament.place or r.tournament.name, False) for r in played]
         columns += [(kind, False) for kind in types] + [("warnings", False), ("points", False)]
         shown_rows = [_season_shown(s, ids, types) for s in ranked]
-        written = _write(
-            csv_file,
-            html_file,
-            lambda: _csv_lines(header, (_season_csv(s, ids, types) for s in ranked)),
-            _page(title, columns, shown_rows, notes),
-        )
-        if written and not as_json:
-            _tell(notes)
-        if as_json:
-            emit_json(
+        body = {
+            "season": chosen,
+            "points_table": table.name,
+            "tie_break": list(order),
+            "tournaments": [
                 {
-                    "season": chosen,
-                    "points_table": table.name,
-                    "tie_break": list(order),
-                    "tournaments": [
-                        {
-                            "tournament_id": r.tournament.tournament_id,
-                            "name": r.tournament.name,
-                            "variant": r.variant,
-                            "value": a.value,
-                        }
-                        for r, a in zip(played, awards, strict=True)
-                    ],
-                    "notes": notes,
-                    "standings": [season_json(s) for s in ranked],
-                    "left_out": [m.to_dict() for m in left_out],
-                    "ledger_altered": altered,
-                },
-                sort_keys=False,
-            )
-        elif not written:
-            _show(title, columns, shown_rows)
-            _tell(notes, out)
-        if as_json or not written:
-            show_left_out(left_out)
-        if left_out:
-            raise typer.Exit(1)
+                    "tournament_id": r.tournament.tournament_id,
+                    "name": r.tournament.name,
+                    "variant": r.variant,
+                    "value": a.value,
+                }
+                for r, a in zip(played, awards, strict=True)
+            ],
+            "notes": notes,
+            "standings": [season_json(s) for s in ranked],
+        }
+        _publish(
+            _Published(title, columns, shown_rows, notes, body, left_out, altered),
+            lambda: _csv_lines(header, (_season_csv(s, ids, types) for s in ranked)),
+            asked,
+        )
 
 
 def season_json(s: SeasonStanding) -> dict[str, Any]:

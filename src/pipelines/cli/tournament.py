@@ -61,13 +61,17 @@ PointsOption = Annotated[
         "published scales shipped with Arbitru.",
     ),
 ]
+TournamentArgument = Annotated[
+    str, typer.Argument(help="The tournament's id, e.g. cupa-bucuresti-2026.")
+]
+SeasonOption = Annotated[
+    str | None, typer.Option("--season", help="The season (default: the latest one).")
+]
 
 
 @tournament_app.command("standings")
 def tournament_standings_command(
-    tournament: Annotated[
-        str, typer.Argument(help="The tournament's id, e.g. cupa-bucuresti-2026.")
-    ],
+    tournament: TournamentArgument,
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
@@ -100,9 +104,7 @@ def tournament_standings_command(
 
 @tournament_app.command("sigles")
 def tournament_sigles_command(
-    tournament: Annotated[
-        str, typer.Argument(help="The tournament's id, e.g. cupa-bucuresti-2026.")
-    ],
+    tournament: TournamentArgument,
     out_file: Annotated[
         Path,
         typer.Option("--out", help="The SIGLES file to write (a new path or an earlier file)."),
@@ -169,9 +171,7 @@ def tournament_sigles_command(
 
 @season_app.command("standings")
 def season_standings_command(
-    season: Annotated[
-        str | None, typer.Option("--season", help="The season (default: the latest one).")
-    ] = None,
+    season: SeasonOption = None,
     points: PointsOption = None,
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
@@ -182,13 +182,7 @@ def season_standings_command(
     players (10 to 100), each value its own scale; tied players share the average."""
     table = points_table(points)
     with store(db) as opened:
-        known = _tournaments(opened)
-        if not known:
-            fail("this ledger holds no tournament: import one (`arbitru ledger import FILE`)")
-        chosen = season or seasons(known)[-1]
-        of_season = [t for t in known if t.season == chosen]
-        if not of_season:
-            fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
+        chosen, of_season = season_chosen(opened, season)
         played = results(opened, of_season)
         ranked = season_standings(played, table)
         altered = _altered(opened, played)
@@ -258,6 +252,19 @@ def tournament_named(
         why = f"; tournament/{tournament_id} is left out: {asked.problem}" if asked else ""
         fail(f"no tournament {tournament_id} in this ledger (tournaments: {listed}){why}")
     return found, misnamed
+
+
+def season_chosen(opened: EventStore, season: str | None) -> tuple[str, list[Tournament]]:
+    """The season asked for (by default the latest) and its tournaments; a ledger without
+    tournaments, or a season none of them plays in, is an error naming the seasons there are."""
+    known = _tournaments(opened)
+    if not known:
+        fail("this ledger holds no tournament: import one (`arbitru ledger import FILE`)")
+    chosen = season or seasons(known)[-1]
+    of_season = [t for t in known if t.season == chosen]
+    if not of_season:
+        fail(f"no tournament of season {chosen} (seasons: {', '.join(seasons(known))})")
+    return chosen, of_season
 
 
 def _tournaments(opened: EventStore) -> tuple[Tournament, ...]:

@@ -97,18 +97,17 @@ def judgement_json(judgement: Judgement) -> dict[str, Any]:
     return value
 
 
+def attributes(thing: object, names: str) -> dict[str, Any]:
+    """These attributes of `thing` (their names space-separated), in that order, as they are:
+    the part of a JSON shape that only repeats an object's fields, its keys written once."""
+    return {name: getattr(thing, name) for name in names.split()}
+
+
 def _submission_json(view: SubmissionView) -> dict[str, Any]:
     return {
-        "event_id": view.event_id,
-        "seq": view.seq,
-        "part": view.part,
-        "text": view.text,
+        **attributes(view, "event_id seq part text"),
         "received_at": time_text(view.received_at),
-        "source": view.source,
-        "correction": view.correction,
-        "reason": view.reason,
-        "status": view.status,
-        "score": view.score,
+        **attributes(view, "source correction reason status score"),
         **judgement_json(view.judgement),
     }
 
@@ -129,16 +128,9 @@ def reason_message(code: str | None, result: PlayerResult) -> str | None:
 
 def _player_json(result: PlayerResult) -> dict[str, Any]:
     return {
-        "player_id": result.player_id,
-        "name": result.name,
+        **attributes(result, "player_id name"),
         "submissions": [_submission_json(v) for v in result.submissions],
-        "score": result.score,
-        "solo": result.solo,
-        "bonus": result.bonus,
-        "penalty": result.penalty,
-        "warnings": result.warnings,
-        "total": result.total,
-        "code": result.code,
+        **attributes(result, "score solo bonus penalty warnings total code"),
         "message": reason_message(result.code, result),
         "replacement": replacing_json(result.replacement),
     }
@@ -151,25 +143,18 @@ def top_json(top: RoundTop | None) -> dict[str, Any] | None:
     return {
         "move": "; ".join(moves),
         "moves": moves,
-        "text": top.text,
-        "score": top.score,
-        "source": top.source,
+        **attributes(top, "text score source"),
         "reached_by": list(top.reached_by),
-        "solo": top.solo,
-        "chosen_by": top.chosen_by,
+        **attributes(top, "solo chosen_by"),
         "tiles": _tiles_json(top.tiles),
     }
 
 
 def note_json(note: Note) -> dict[str, Any]:
     return {
-        "seq": note.seq,
-        "event_id": note.event_id,
+        **attributes(note, "seq event_id"),
         "type": note.type_name,
-        "round": note.round,
-        "code": note.code,
-        "message": note.message,
-        "ignored": note.ignored,
+        **attributes(note, "round code message ignored"),
     }
 
 

@@ -26,7 +26,7 @@ from engine.games.projections import (
 )
 from engine.games.state import GameState
 from engine.notation import format_placement
-from pipelines.games.shapes import dictionary_json, reason_message
+from pipelines.games.shapes import attributes, dictionary_json, reason_message
 
 
 @dataclass(frozen=True)
@@ -148,47 +148,23 @@ def game_table(game_id: str, state: GameState) -> GameTable:
 
 
 def _cell_json(cell: Cell) -> dict[str, Any]:
-    return {
-        "round": cell.round,
-        "score": cell.score,
-        "mark": cell.mark,
-        "solo_bonus": cell.solo_bonus,
-        "penalty": cell.penalty,
-        "warnings": cell.warnings,
-        "total": cell.total,
-        "rack": cell.rack,
-        "move": cell.move,
-        "code": cell.code,
-        "message": cell.message,
-    }
+    return attributes(
+        cell, "round score mark solo_bonus penalty warnings total rack move code message"
+    )
 
 
 def _row_json(row: Row) -> dict[str, Any]:
     return {
-        "rank": row.rank,
-        "player_id": row.player_id,
-        "name": row.name,
+        **attributes(row, "rank player_id name"),
         "rounds": [_cell_json(c) for c in row.cells],
-        "subtotal": row.subtotal,
-        "solos": row.solos,
-        "solo_bonus": row.solo_bonus,
-        "penalties": row.penalties,
-        "warnings": row.warnings,
-        "total": row.total,
-        "negative": row.negative,
-        "pct_of_top": row.pct_of_top,
+        **attributes(row, "subtotal solos solo_bonus penalties warnings total negative pct_of_top"),
     }
 
 
 def table_json(table: GameTable, state: GameState) -> dict[str, Any]:
     """`game table --json`: the keys docs/tables.md lists (added, never renamed)."""
     return {
-        "game_id": table.game_id,
-        "variant": table.variant,
-        "rounds": table.rounds,
-        "closed_rounds": table.closed_rounds,
-        "top_total": table.top_total,
-        "negative_from": table.negative_from,
+        **attributes(table, "game_id variant rounds closed_rounds top_total negative_from"),
         "master": _row_json(table.master) if table.master is not None else None,
         "players": [_row_json(r) for r in table.players],
         "dictionary": dictionary_json(state),
