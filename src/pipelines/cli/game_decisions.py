@@ -91,6 +91,7 @@ def warn_command(
 
     Counted in the standings and tables; it costs points only when the game sets
     warnings_penalty_after and warnings_penalty_points."""
+    reason = checked("reason", reason, "--reason")
     command = partial(cmd.Warn, player_id=player, reason=reason, actor=to.who())
     run_in_round(to, game, command, round_number=round_number)
 
