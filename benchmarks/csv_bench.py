@@ -22,7 +22,7 @@ from export_bench import build
 from tail import p95
 
 from ledger import EventStore
-from pipelines.parquet_export import export_parquet
+from pipelines.season.export import export_parquet
 
 
 def timings(url: str, runs: int) -> dict[str, list[float]]:

@@ -4,7 +4,7 @@
 
 Without --db, builds once (then reuses, from the temporary folder) a SQLite ledger holding N
 copies of the shipped sample season, each copy its own tournaments and games (ids suffixed,
-spread over five seasons), and recomputes its read models (`pipelines.recompute`). With --db,
+spread over five seasons), and recomputes its read models (`pipelines.season.recompute`). With --db,
 the ledger there is used as it is (`season_bench.py` passes its own); its read models are
 brought up to date first, since an export from stale ones replays every game.
 
@@ -37,9 +37,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ledger import EventStore, NewEvent
-from pipelines import readmodels as rm
-from pipelines.parquet_export import export_parquet
-from pipelines.recompute import Selection, plan, recompute
+from pipelines.season import readmodels as rm
+from pipelines.season.export import export_parquet
+from pipelines.season.recompute import Selection, plan, recompute
 
 TARGET_RATIO = 1.5
 LAYOUT = 1

@@ -4,7 +4,7 @@
 
 For each sample game of fixtures/games (the 14-player duplicate, duplicat-completiv and
 anticipation games), the game stream's lines are read as an import reads them and decoded as
-`pipelines.game_service.fold` decodes them, once; then the game is folded R times from
+`pipelines.games.service.fold` decodes them, once; then the game is folded R times from
 scratch with the functions that `fold` calls (`initial_state(resolve_context)`, then
 `evolve` for every event): every submission judged, every round settled, each run with a
 fresh context (no judgement carried over from the run before, as for a game a worker has
@@ -36,8 +36,8 @@ from tail import p95  # benchmarks/tail.py
 from engine.games.events import Recorded
 from engine.games.replay import evolve, initial_state
 from ledger.jsonl import exported_event, numbered_lines, parse_line
-from pipelines import game_service
-from pipelines.game_service import resolve_context
+from pipelines.games import service as game_service
+from pipelines.games.service import resolve_context
 
 GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
 SAMPLES = {

@@ -1,5 +1,5 @@
 """Checking every event of the sample season against the limits of what may be recorded, as
-`ledger import` does for each line (`pipelines.game_records.check_payload`: the limits, then
+`ledger import` does for each line (`pipelines.games.records.check_payload`: the limits, then
 the engine's decoder) and the service layer for each event it appends.
 
     python benchmarks/limits_bench.py [--runs R]
@@ -19,8 +19,8 @@ from pathlib import Path
 from tail import p95  # benchmarks/tail.py
 
 from ledger.jsonl import numbered_lines, parse_line
-from pipelines.game_records import check_payload
-from pipelines.limits import event_problem
+from pipelines.games.limits import event_problem
+from pipelines.games.records import check_payload
 
 SEASON = Path(__file__).resolve().parents[1] / "fixtures" / "season" / "sample-season.jsonl"
 

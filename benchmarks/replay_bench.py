@@ -5,10 +5,10 @@
 
 For each variant (all by default), builds once (then reuses, from the temporary folder) a
 SQLite ledger holding one seeded game played to the end by N simulated players: a duplicate
-game to the end of the bag (`pipelines.simulate_game`), a duplicat-completiv game to the end
-of the bag (`pipelines.simulate_completiv`: 6 drawn, each player's letter from the stock,
+game to the end of the bag (`pipelines.simulate.duplicate`), a duplicat-completiv game to the end
+of the bag (`pipelines.simulate.completiv`: 6 drawn, each player's letter from the stock,
 every submission judged with it), an anticipation game of 14 groups
-with every player on their own board (`pipelines.simulate_anticipation`: 100 boards x 14
+with every player on their own board (`pipelines.simulate.anticipation`: 100 boards x 14
 rounds, every submission judged once on its player's board),
 then times the command a user runs: a fresh process `arbitru game standings GAME --db URL`
 (Arbitru's modules compiled to bytecode first, as an installed package has them), R times,
@@ -48,9 +48,11 @@ import ledger
 import pipelines
 from engine.games.projections import standings
 from ledger import EventStore, NewEvent
-from pipelines import simulate_anticipation, simulate_completiv, simulate_game
-from pipelines.game_service import load_game
-from pipelines.simulate_game import Scenario
+from pipelines.games.service import load_game
+from pipelines.simulate import anticipation as simulate_anticipation
+from pipelines.simulate import completiv as simulate_completiv
+from pipelines.simulate import duplicate as simulate_game
+from pipelines.simulate.duplicate import Scenario
 
 TARGET_S = 1.0
 GAME = "bench"
@@ -125,7 +127,7 @@ def _arbitru() -> list[str]:
     found = shutil.which("arbitru")
     if found:
         return [found]
-    return [sys.executable, "-c", "from pipelines.cli import main; main()"]
+    return [sys.executable, "-c", "from pipelines.cli.arbitru import main; main()"]
 
 
 def _compile_sources() -> None:

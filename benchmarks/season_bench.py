@@ -36,7 +36,7 @@ import psycopg
 import sqlalchemy as sa
 
 from ledger import EventStore, NewEvent
-from pipelines.recompute import Selection, plan, recompute, workers_for
+from pipelines.season.recompute import Selection, plan, recompute, workers_for
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME = "cb26-p1"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from tail import p95  # benchmarks/tail.py
 
-ARBITRU = [sys.executable, "-c", "from pipelines.cli import main; main()"]
+ARBITRU = [sys.executable, "-c", "from pipelines.cli.arbitru import main; main()"]
 
 
 def _timed(args: list[str]) -> tuple[float, float]:

@@ -45,7 +45,7 @@ TOP_MEDIAN_MS, TOP_P95_MS, LIMIT_MEDIAN_MS = 0.3, 3.0, 1.0
 # The same command with the compiled module hidden: what a user without a compiler runs.
 PURE_PYTHON = (
     "import sys; sys.modules['engine._kernel'] = None; "
-    "sys.argv[0] = 'arbitru'; from pipelines.cli import main; main()"
+    "sys.argv[0] = 'arbitru'; from pipelines.cli.arbitru import main; main()"
 )
 
 
@@ -55,7 +55,7 @@ def arbitru_command(pure: bool = False) -> list[str]:
     script = Path(sys.executable).with_name("arbitru")
     if script.is_file():
         return [str(script)]
-    return [sys.executable, "-c", "from pipelines.cli import main; main()"]
+    return [sys.executable, "-c", "from pipelines.cli.arbitru import main; main()"]
 
 
 def run(args: list[str], home: Path, pure: bool = False) -> dict:
@@ -87,11 +87,11 @@ from engine.board import Board
 from engine.movegen import MoveGenerator
 from engine.rack import Rack
 from engine.ruleset import load_ruleset
-from pipelines.engine_top import _search
-from pipelines.lexicons import load_dictionary
+from pipelines.cli.engine_top import _search
+from pipelines.lexicons.cache import load_dictionary
 positions, words, limit, compiled = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 ruleset = load_ruleset("ro-frs")
-generator = MoveGenerator(ruleset, load_dictionary(words, progress=False), compiled=compiled)
+generator = MoveGenerator(ruleset, load_dictionary(words), compiled=compiled)
 cpu = []
 for line in open(positions):
     data = json.loads(line)

@@ -133,7 +133,7 @@ def _source_modules() -> set[Path]:
         for path in (ROOT / "src").rglob("*")
         if path.suffix in (".py", ".c", ".h")
         and path.name != "__init__.py"
-        and path.parent.name not in ("data", "lexicon_overrides")
+        and path.parent.name not in ("data", "overrides")
         and ".egg-info" not in str(path)
     }
 

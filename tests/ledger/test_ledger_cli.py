@@ -16,7 +16,7 @@ from ledger_helpers import game_created, rack
 from typer.testing import CliRunner
 
 from ledger import EventStore, verify_file
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 runner = CliRunner()
 

@@ -29,7 +29,7 @@ from ledger.database import (
     create_db_engine,
     upgrade,
 )
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 runner = CliRunner()
 

@@ -19,7 +19,7 @@ from ledger_helpers import game_created, rack
 from typer.testing import CliRunner
 
 from ledger import DatabaseError, EventStore
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 runner = CliRunner()
 
@@ -82,7 +82,7 @@ def test_export_out_refuses_anything_but_a_regular_file_or_a_new_path(
 _SLOW_EXPORT = """
 import pathlib, sys, time
 from ledger import EventStore
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 real, ready = EventStore.iter_rows, pathlib.Path(sys.argv[3])
 def slow(self, *args, **kwargs):
     if "stream" not in kwargs:  # the quick check before the export reads at full speed

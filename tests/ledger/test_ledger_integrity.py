@@ -24,8 +24,8 @@ from ledger.checkpoints import SUBTREE_LEVEL, LedgerAltered, list_checkpoints, m
 from ledger.jsonl import row_line
 from ledger.merkle import leaf_hash, levels
 from ledger.signing import Ed25519PrivateKey
-from pipelines.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
+from pipelines.games.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
 
 runner = CliRunner()
 SIZE = 300

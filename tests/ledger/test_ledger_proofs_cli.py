@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from ledger import EventStore
 from ledger.checkpoints import list_checkpoints
 from ledger.database import create_db_engine, migrations_config
-from pipelines.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
+from pipelines.games.checkpoints import CHECKPOINT_KEY_ENV, checkpoint_if_configured
 
 runner = CliRunner()
 
@@ -253,7 +253,7 @@ def test_the_console_script_checks_a_proof_without_any_database(
     Path(sqlite_url.removeprefix("sqlite:///")).unlink()
     script = Path(sys.executable).with_name("arbitru")
     command = [str(script)] if script.is_file() else [sys.executable, "-c",
-               "from pipelines.cli import main; main()"]  # fmt: skip
+               "from pipelines.cli.arbitru import main; main()"]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "ARBITRU_DB"}
     done = subprocess.run(
         [*command, "verify-proof", str(proof), "--pubkey", str(key) + ".pub"],

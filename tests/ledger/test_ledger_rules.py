@@ -26,7 +26,7 @@ from ledger.database import (
     upgrade,
     write_transaction,
 )
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 runner = CliRunner()
 

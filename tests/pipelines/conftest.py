@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from game_cli_helpers import cli
 
-from pipelines.lexicons import cache_path, default_sha256, load_dictionary
+from pipelines.lexicons.cache import load_dictionary
+from pipelines.lexicons.registry import cache_path, default_sha256
 from tests.ledger.conftest import db_url, pg_url, sqlite_url  # noqa: F401 (the ledger backends)
 
 

@@ -12,7 +12,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from ledger import EventStore
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 runner = CliRunner()
 

@@ -19,10 +19,10 @@ from tampering import rewrite as rewrite_history
 
 from ledger import EventStore
 from ledger.checkpoints import LedgerAltered, list_checkpoints
-from pipelines import readmodels as rm
-from pipelines.cli import app
-from pipelines.game_service import load_game
-from pipelines.recompute import Selection, plan, replay_games
+from pipelines.cli.arbitru import app
+from pipelines.games.service import load_game
+from pipelines.season import readmodels as rm
+from pipelines.season.recompute import Selection, plan, replay_games
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 pytestmark = pytest.mark.heavy  # run once by CI, not again at the dependency floors
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import cli, lexicon_cli
-from pipelines.cli import app
-from pipelines.exits import ExitCode
+from pipelines.cli import arbitru as cli
+from pipelines.cli import lexicon as lexicon_cli
+from pipelines.cli.arbitru import app
+from pipelines.cli.exits import ExitCode
 
 ROOT = Path(__file__).parents[2]
 WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
@@ -36,7 +37,7 @@ def arbitru(*args: str, **kwargs) -> subprocess.CompletedProcess[bytes]:
     """The installed console script as a user runs it (falls back to `python -c main()`)."""
     script = Path(sys.executable).with_name("arbitru")
     command = [str(script)] if script.is_file() else [sys.executable, "-c",
-               "from pipelines.cli import main; main()"]  # fmt: skip
+               "from pipelines.cli.arbitru import main; main()"]  # fmt: skip
     env = {**os.environ, **kwargs.pop("env", {})}
     return subprocess.run([*command, *args], env=env, timeout=120, check=False, **kwargs)
 

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from engine.games.projections import round_results
 from ledger import EventStore
-from pipelines.cli import app
-from pipelines.demo import demo_folder
-from pipelines.game_service import load_game
-from pipelines.tournaments import read_tournaments
+from pipelines.cli.arbitru import app
+from pipelines.cli.demo import demo_folder
+from pipelines.games.service import load_game
+from pipelines.season.tournaments import read_tournaments
 
 runner = CliRunner()
 ARBITRU = str(Path(sys.executable).with_name("arbitru"))

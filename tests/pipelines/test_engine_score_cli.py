@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 ROOT = Path(__file__).parents[2]
 DILUARAM = ROOT / "fixtures" / "boards" / "diluaram.txt"

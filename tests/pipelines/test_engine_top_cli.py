@@ -14,7 +14,7 @@ from engine.movegen import find_top, generate_moves
 from engine.notation import format_move
 from engine.rack import Rack
 from engine.ruleset import load_ruleset
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 ROOT = Path(__file__).parents[2]
 WORDS = ROOT / "tests" / "data" / "movegen-words.txt"
@@ -161,7 +161,7 @@ def test_empty_rack_is_refused_with_what_to_give(tmp_path):
 def _run_top(*args: str, hide_kernel: bool) -> subprocess.CompletedProcess[str]:
     """`arbitru engine top` in a fresh process; `hide_kernel`: as if built without a compiler."""
     hide = "sys.modules['engine._kernel'] = None; " if hide_kernel else ""
-    code = f"import sys; {hide}from pipelines.cli import main; main()"
+    code = f"import sys; {hide}from pipelines.cli.arbitru import main; main()"
     return subprocess.run([sys.executable, "-c", code, "engine", "top", *args],
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
 

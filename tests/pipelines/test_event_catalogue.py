@@ -3,7 +3,8 @@ ledger accepts can be read by a replay, and every event the engine writes can be
 
 from __future__ import annotations
 
-from engine.games.events import EVENT_TYPES, encode_event
+from engine.games.events import EVENT_TYPES
+from engine.games.payloads import encode_event
 from ledger.catalogue import KNOWN_TYPES, STREAM_KINDS
 
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from game_cli_helpers import Arbiter, cli, create, runner
 
-from pipelines import demo
-from pipelines.cli import app
-from pipelines.exits import ExitCode, OutputNotWritten
+from pipelines.cli import demo
+from pipelines.cli.arbitru import app
+from pipelines.cli.exits import ExitCode
+from pipelines.files.errors import OutputNotWritten
 
 ROOT = Path(__file__).parents[2]
 GAME = ROOT / "fixtures" / "games" / "duplicate-game.jsonl"

@@ -18,11 +18,12 @@ import sqlalchemy as sa
 from game_cli_helpers import cli, runner
 
 from ledger import EventStore, NewEvent, verify_rows
-from pipelines import export_rows, parquet_export
-from pipelines import parquet_schemas as schemas
-from pipelines import readmodels as rm
-from pipelines.cli import app
-from pipelines.season_rows import COLUMNS
+from pipelines.cli.arbitru import app
+from pipelines.season import export as parquet_export
+from pipelines.season import export_rows
+from pipelines.season import parquet_schemas as schemas
+from pipelines.season import readmodels as rm
+from pipelines.season.rows import COLUMNS
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME = "cb26-p1"
@@ -165,7 +166,7 @@ def test_files_carry_the_declared_schemas_and_the_ledger_head(
 
 
 def test_schemas_declare_every_season_rows_column() -> None:
-    """The export declares the columns of `pipelines.season_rows`, the read models' source,
+    """The export declares the columns of `pipelines.season.rows`, the read models' source,
     in their order (season is the partition), so that a column added there is not dropped."""
     for table in ("player_rounds", "rounds"):
         assert ["season", *schemas.TABLES[table].names] == [c[0] for c in COLUMNS[table]]

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import export_dir, parquet_export
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
+from pipelines.files import folder as export_dir
+from pipelines.season import export as parquet_export
 
 runner = CliRunner()
 

@@ -20,8 +20,8 @@ import pytest
 from game_cli_helpers import cli
 
 from ledger import EventStore, NewEvent
-from pipelines import csv_files
-from pipelines import parquet_schemas as schemas
+from pipelines.season import csv_files
+from pipelines.season import parquet_schemas as schemas
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 TOURNAMENT = "cupa-bucuresti-2026"

@@ -1,4 +1,4 @@
-"""The simulated anticipation game (pipelines.simulate_anticipation) with a season's roster:
+"""The simulated anticipation game (pipelines.simulate.anticipation) with a season's roster:
 the players are the roster's, the same scenario and seed record the same events, all 14
 groups are played, and the incidents asked for happen (a change of mind, an unreadable slip
 read by the arbiter, an annulment revoked on appeal, a late slip, a penalty)."""
@@ -11,9 +11,9 @@ from typing import Any
 
 from engine.games.projections import round_results
 from ledger import EventStore
-from pipelines.game_service import load_game
-from pipelines.simulate import make_players
-from pipelines.simulate_anticipation import Scenario, play
+from pipelines.games.service import load_game
+from pipelines.simulate.anticipation import Scenario, play
+from pipelines.simulate.players import make_players
 
 ROSTER = make_players(5, random.Random(7))
 SCENARIO = Scenario(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from game_cli_helpers import Arbiter, create
 
-from pipelines import game_views as views
+from pipelines.cli import views
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.board import Board
 from engine.ruleset import Ruleset, load_ruleset
-from pipelines.board_svg import board_svg
+from pipelines.pictures.board_svg import board_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -10,7 +10,7 @@ import pytest
 from game_cli_helpers import Arbiter, create, runner
 
 from ledger import EventStore
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

@@ -12,7 +12,7 @@ import pytest
 from game_cli_helpers import Arbiter, create
 
 from ledger import EventStore
-from pipelines import game_service
+from pipelines.games import service as game_service
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

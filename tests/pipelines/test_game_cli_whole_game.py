@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from game_cli_helpers import Arbiter, runner
 
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from game_cli_helpers import cli
 
-from pipelines.lexicons import load_dictionary
+from pipelines.lexicons.cache import load_dictionary
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "completiv-game.jsonl"
 GAME = "cb26-c1"

@@ -1,4 +1,4 @@
-"""The simulated completiv game (pipelines.simulate_completiv): the same scenario and seed
+"""The simulated completiv game (pipelines.simulate.completiv): the same scenario and seed
 record the same events, the game is played to the end of the bag with 6 drawn per round, and
 the incidents asked for happen (a letter left unmarked, a letter gone from the stock)."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 from engine.games.projections import round_results
 from ledger import EventStore
-from pipelines.game_service import load_game
-from pipelines.simulate_completiv import play
-from pipelines.simulate_game import Scenario
+from pipelines.games.service import load_game
+from pipelines.simulate.completiv import play
+from pipelines.simulate.duplicate import Scenario
 
 SCENARIO = Scenario(
     game_id="simc",

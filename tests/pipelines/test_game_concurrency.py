@@ -15,8 +15,8 @@ from game_cli_helpers import Arbiter, create
 
 from engine.games.commands import CloseRound, Submit
 from ledger import EventStore, RecordedEvent
-from pipelines import game_common
-from pipelines.game_service import CommandRefused, Game, execute
+from pipelines.cli import game_common
+from pipelines.games.service import CommandRefused, Game, execute
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from game_cli_helpers import Arbiter, runner
 
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 WORDS = "VARA\nVARIATE\nALE\nARE\nTARE\n"
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from game_cli_helpers import cli, runner
 
-from pipelines.cli import app
-from pipelines.lexicons import load_dictionary
+from pipelines.cli.arbitru import app
+from pipelines.lexicons.cache import load_dictionary
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME = "cb26-p1"

@@ -16,10 +16,10 @@ from engine.games.projections import round_results
 from engine.notation import NotationError, parse_move
 from engine.ruleset import load_ruleset
 from ledger import EventStore
-from pipelines.game_service import load_game
-from pipelines.lexicons import load_dictionary
-from pipelines.simulate import TIERS, Players, SimulatedPlayer, Table, make_players
-from pipelines.simulate_game import Scenario, play
+from pipelines.games.service import load_game
+from pipelines.lexicons.cache import load_dictionary
+from pipelines.simulate.duplicate import Scenario, play
+from pipelines.simulate.players import TIERS, Players, SimulatedPlayer, Table, make_players
 
 SCENARIO = Scenario(
     game_id="sim",

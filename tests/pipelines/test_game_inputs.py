@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines.game_inputs import (
+from pipelines.games.inputs import (
     InputError,
     PlayerSpec,
     keep_seed,

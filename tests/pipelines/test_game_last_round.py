@@ -11,8 +11,8 @@ import pytest
 from game_cli_helpers import Arbiter
 
 from ledger import EventStore, NewEvent
-from pipelines.game_service import load_game
-from pipelines.simulate_game import Scenario, play
+from pipelines.games.service import load_game
+from pipelines.simulate.duplicate import Scenario, play
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 from game_cli_helpers import Arbiter, cli, create, runner
 
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 pytestmark = pytest.mark.usefixtures("default_home")
 

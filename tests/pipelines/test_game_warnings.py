@@ -16,7 +16,7 @@ from game_cli_helpers import Arbiter, cli, create
 
 from ledger import EventStore
 from ledger.database import create_db_engine
-from pipelines import parquet_schemas as schemas
+from pipelines.season import parquet_schemas as schemas
 from tests.ledger.ledger_helpers import ledger_at
 
 pytestmark = pytest.mark.usefixtures("default_home")

@@ -12,7 +12,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import cli
+from pipelines.cli import arbitru as cli
 
 runner = CliRunner()
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.hunspell import (
+from pipelines.lexicons.build import rospell_files
+from pipelines.lexicons.hunspell import (
     Hunspell,
     HunspellFormatError,
     Stem,
@@ -13,7 +14,6 @@ from pipelines.hunspell import (
     parse_dic,
     parse_flags,
 )
-from pipelines.lexicon_build import rospell_files
 
 DATA = Path(__file__).parents[1] / "data" / "lexicon"
 

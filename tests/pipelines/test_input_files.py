@@ -21,7 +21,7 @@ import pytest
 from game_cli_helpers import Arbiter, create
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 ROOT = Path(__file__).parents[2]
 GAME = ROOT / "fixtures" / "games" / "duplicate-game.jsonl"
@@ -268,14 +268,15 @@ def test_an_output_never_replaces_an_input_of_the_same_command(tmp_path: Path) -
 # it (SIGKILL: no cleanup runs) while its temporary file or folder is there.
 _HELD_BACK = """
 import pathlib, sys, time
-from pipelines import export_dir, output_file
+from pipelines.files import folder as export_dir
+from pipelines.files import whole as output_file
 ready = pathlib.Path(sys.argv[1])
 def held_back(*args):
     ready.touch()
     time.sleep(120)
 output_file.held_signals = export_dir.held_signals = held_back
 sys.argv = ["arbitru", *sys.argv[2:]]
-from pipelines.cli import main
+from pipelines.cli.arbitru import main
 main()
 """
 

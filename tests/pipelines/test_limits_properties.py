@@ -1,4 +1,4 @@
-"""Nothing accepted can break the record (`pipelines.limits`): whatever texts, numbers and
+"""Nothing accepted can break the record (`pipelines.games.limits`): whatever texts, numbers and
 times a game's commands or an imported tournament are given, each is either refused cleanly
 (exit 1 or 2, nothing written) or recorded, and the ledger then still shows its results and
 standings, recomputes and exports."""
@@ -15,8 +15,8 @@ from game_cli_helpers import runner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pipelines import limits
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
+from pipelines.games import limits
 
 pytestmark = [pytest.mark.usefixtures("default_home"), pytest.mark.heavy]
 

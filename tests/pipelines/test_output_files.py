@@ -1,4 +1,4 @@
-"""Every file Arbitru may replace goes through one guarded writer (`pipelines.output_file`):
+"""Every file Arbitru may replace goes through one guarded writer (`pipelines.files.whole`):
 an export (`ledger export --out`), a proof (`ledger prove --out`, `ledger consistency --out`)
 and a board picture (`game replay --svg`, the demo's `final-board.svg`). A symbolic link is
 followed and the file it leads to replaced whole; a FIFO is refused, exit 2, naming it; a full
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import output_file
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
+from pipelines.files import whole as output_file
 
 runner = CliRunner()
 
@@ -131,14 +131,14 @@ def test_a_fifo_is_refused_with_exit_2_naming_it_and_nothing_is_left_behind(
 # the writer is caught with its temporary file written and the target not yet replaced.
 _HELD_BACK = """
 import pathlib, sys, time
-from pipelines import output_file
+from pipelines.files import whole as output_file
 ready = pathlib.Path(sys.argv[1])
 def held_back(*args):
     ready.touch()
     time.sleep(120)
 output_file.held_signals = held_back
 sys.argv = ["arbitru", *sys.argv[2:]]
-from pipelines.cli import main
+from pipelines.cli.arbitru import main
 main()
 """
 
@@ -274,7 +274,7 @@ def held_back(descriptor):
 os.fsync = held_back
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
 sys.argv = ["arbitru", *sys.argv[3:]]
-from pipelines.cli import main
+from pipelines.cli.arbitru import main
 main()
 """
 

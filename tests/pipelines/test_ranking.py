@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.games.projections import Standing
-from pipelines.cli import app
-from pipelines.ranking import PointsTable, RankingError, event_value
-from pipelines.tournaments import Registration, Tournament, tournament_standings
+from pipelines.cli.arbitru import app
+from pipelines.season.ranking import PointsTable, RankingError, event_value
+from pipelines.season.tournaments import Registration, Tournament, tournament_standings
 
 runner = CliRunner()
 

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger import EventStore, NewEvent
-from pipelines import readmodels as rm
-from pipelines.cli import app
+from pipelines.cli.arbitru import app
+from pipelines.season import readmodels as rm
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME, OTHER = "cb26-p1", "cb26-p2"
@@ -191,13 +191,13 @@ def test_rebuild_restores_tampered_rows(season: str) -> None:
 
 _KILLED_MIDWAY = """
 import os, signal, sys
-import pipelines.recompute as recompute
+import pipelines.season.recompute as recompute
 real = recompute._insert
 def insert_then_die(connection, table, rows):
     real(connection, table, rows)
     os.kill(os.getpid(), signal.SIGKILL)
 recompute._insert = insert_then_die
-from pipelines.cli import main
+from pipelines.cli.arbitru import main
 sys.argv = ["arbitru", "recompute", *sys.argv[1:]]
 main()
 """
@@ -292,7 +292,7 @@ def test_following_the_ledger_slice_by_slice_equals_a_rebuild(
 
 _WORKERS_HELD = """
 import os, pathlib, sys, time
-import pipelines.recompute as recompute
+import pipelines.season.recompute as recompute
 pids, watch_only = pathlib.Path(sys.argv[1]), sys.argv[2] == "watch"
 recompute.GAMES_PER_TASK = 1  # two games: two tasks, two workers
 if watch_only:
@@ -302,7 +302,7 @@ def held(batch, up_to_seq, verify=True):
         out.write(f"{os.getpid()}\\n")
     time.sleep(600)
 recompute._replay_batch = held
-from pipelines.cli import main
+from pipelines.cli.arbitru import main
 sys.argv = ["arbitru", "recompute", *sys.argv[3:]]
 main()
 """

@@ -1,4 +1,4 @@
-"""The season's rows of a game (`pipelines.season_rows`): the sample game's rows add up to its
+"""The season's rows of a game (`pipelines.season.rows`): the sample game's rows add up to its
 standings, each player's cumulative score ends at their total, and a round's top and the players
 who found it agree with the player rows."""
 
@@ -14,9 +14,9 @@ import pytest
 from engine.games.projections import round_results, standings
 from engine.games.replay import initial_state
 from ledger.envelope import RecordedEvent
-from pipelines import game_service
-from pipelines.game_service import fold, resolve_context
-from pipelines.season_rows import COLUMNS, TABLES, GameRows, game_rows
+from pipelines.games import service as game_service
+from pipelines.games.service import fold, resolve_context
+from pipelines.season.rows import COLUMNS, TABLES, GameRows, game_rows
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 

@@ -19,11 +19,12 @@ from game_cli_helpers import cli
 
 from engine.games.projections import round_results
 from ledger import EventStore
-from pipelines.game_service import load_game
-from pipelines.lexicons import default_sha256, load_dictionary
-from pipelines.ranking import DEMO_POINTS_FILE, PointsTable
-from pipelines.simulate_season import SEASON_VARIANTS
-from pipelines.tournaments import read_tournaments
+from pipelines.games.service import load_game
+from pipelines.lexicons.cache import load_dictionary
+from pipelines.lexicons.registry import default_sha256
+from pipelines.season.ranking import DEMO_POINTS_FILE, PointsTable
+from pipelines.season.tournaments import read_tournaments
+from pipelines.simulate.season import SEASON_VARIANTS
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "season" / "sample-season.jsonl"
 EVENTS = 3712

@@ -12,8 +12,8 @@ import tampering
 from game_cli_helpers import cli, runner
 
 from ledger import EventStore, NewEvent
-from pipelines.cli import app
-from pipelines.sigles import latin1
+from pipelines.cli.arbitru import app
+from pipelines.season.sigles import latin1
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 TOURNAMENT = "cupa-bucuresti-2026"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.simulate_season import PLACES, SEASON_VARIANTS, plan_season, short_ids
+from pipelines.cli.arbitru import app
+from pipelines.simulate.season import PLACES, SEASON_VARIANTS, plan_season, short_ids
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import cli
+from pipelines.cli import arbitru as cli
 
 runner = CliRunner()
 
@@ -28,8 +28,8 @@ BOARD = ROOT / "fixtures" / "boards" / "diluaram.txt"
 GAME = ROOT / "fixtures" / "games" / "duplicate-game.jsonl"
 HEAVY = (
     "sqlalchemy", "alembic", "ledger.store", "ledger.database", "cryptography",
-    "sqlalchemy.dialects.postgresql", "rich.progress", "pipelines.board_svg",
-    "pipelines.game_cli", "pipelines.game_decisions_cli", "pipelines.game_replace_cli",
+    "sqlalchemy.dialects.postgresql", "rich.progress", "pipelines.pictures.board_svg",
+    "pipelines.cli.game", "pipelines.cli.game_decisions", "pipelines.cli.game_replace",
 )  # fmt: skip
 
 # Runs the CLI, then prints (at exit) which of the heavy modules (or packages) it imported.
@@ -38,7 +38,7 @@ PROBE = (
     f"heavy = {HEAVY!r}\n"
     "atexit.register(lambda: print('LOADED', json.dumps([h for h in heavy if any(m == h or "
     "m.startswith(h + '.') for m in sys.modules)]), file=sys.stderr))\n"
-    "from pipelines.cli import main\n"
+    "from pipelines.cli.arbitru import main\n"
     "main()\n"
 )
 

@@ -19,10 +19,10 @@ from game_cli_helpers import PLAYERS, cli, runner
 
 from engine.games import commands as cmd
 from ledger import EventStore, NewEvent, import_events
-from pipelines import parquet_schemas as schemas
-from pipelines import readmodels as rm
-from pipelines.cli import app
-from pipelines.game_service import ServiceError, execute
+from pipelines.cli.arbitru import app
+from pipelines.games.service import ServiceError, execute
+from pipelines.season import parquet_schemas as schemas
+from pipelines.season import readmodels as rm
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 GAME = "cb26-p1"

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.games.projections import Standing
-from pipelines.cli import app
-from pipelines.tournaments import (
+from pipelines.cli.arbitru import app
+from pipelines.season.tournaments import (
     PointsTable,
     Registration,
     Tournament,

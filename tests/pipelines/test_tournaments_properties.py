@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.games.projections import Standing
-from pipelines.ranking import RankingError
-from pipelines.tournaments import (
+from pipelines.season.ranking import RankingError
+from pipelines.season.tournaments import (
     PointsTable,
     Registration,
     Tournament,

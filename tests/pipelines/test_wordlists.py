@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.dictionary import dictionary_sha256
-from pipelines.wordlists import WordListError, parse_word_list, read_word_list
+from pipelines.lexicons.wordlists import WordListError, parse_word_list, read_word_list
 
 FEDERATION = Path(__file__).parents[1] / "data" / "lexicon" / "federation.txt"
 

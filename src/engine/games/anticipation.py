@@ -29,11 +29,11 @@ from engine.games.commands import (
     DeclareReplacement,
     DrawRack,
     EndGame,
+    event_of,
 )
 from engine.games.events import (
     Event,
     RackDrawn,
-    ReplacementDeclared,
     RoundClosed,
 )
 from engine.games.state import GameRuleError, GameState
@@ -85,7 +85,7 @@ def _events(state: GameState, command: Command) -> list[Event]:
         case DrawRack():
             return _draw(state, command)
         case DeclareReplacement():
-            return [ReplacementDeclared(command.round, command.player_id, command.text)]
+            return [event_of(command)]
         case CloseRound():
             return [RoundClosed(command.round)]
         case EndGame():

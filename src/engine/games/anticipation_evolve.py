@@ -17,12 +17,12 @@ from functools import partial
 from engine.bag import Bag
 from engine.games import draws, duplicate_evolve
 from engine.games.anticipation_rules import (
-    Replacing,
     closed_sheet,
     read_replacement,
     settle,
     sheet_of,
 )
+from engine.games.anticipation_state import Replacing
 from engine.games.duplicate_evolve import (
     Ignore,
     annulled,

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 from engine.board import Board
 from engine.games.anticipation_rules import (
-    EMPTY_SHEET,
-    Sheet,
     closed_sheet,
     holdings,
     sheet_of,
     show_tiles,
 )
+from engine.games.anticipation_state import EMPTY_SHEET, Sheet
 from engine.games.state import GameState, PartResult, PlayerRound, RoundState
 from engine.notation import format_move
 from engine.placement import Tile

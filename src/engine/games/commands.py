@@ -5,15 +5,18 @@ the events to record (or refuses with a `GameRuleError`). Every command carries 
 (`actor`), where the fact comes from (`source`: a slip number, a forum comment id) and when it
 happened (`received_at`: a submission's arrival); the service layer writes these into each
 recorded event's meta.
+
+A command that asks for one event as given (a submission, an annulment, a game created...)
+extends that event's class, so that its fields are written once, in the record format's
+`events`, and `event_of` reads the event back out of the command.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
 
-from engine.games.events import DictionaryRef
+from engine.games import events as ev
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,29 +37,21 @@ class Player:
 
 
 @dataclass(frozen=True)
-class CreateGame(Command):
-    """Open a game: GameCreated, then PlayerJoined for each player given.
+class CreateGame(ev.GameCreated, Command):
+    """Open a game: GameCreated, then PlayerJoined for each player given (`players`).
 
-    `settings` are game settings and ruleset overrides (see `engine.games.settings`);
-    `seed_commitment` (hex SHA-256 of the secret seed) is required when `draw` is `seeded`.
+    The variant is duplicate unless named; `settings` are game settings and ruleset overrides
+    (see `engine.games.settings`); `seed_commitment` (hex SHA-256 of the secret seed) is
+    required when `draw` is `seeded`.
     """
 
-    game_id: str
     variant: str = "duplicate"
     players: tuple[Player, ...] = ()
-    tournament_id: str | None = None
-    title: str | None = None
-    ruleset: str = "ro-frs"
-    settings: dict[str, Any] = field(default_factory=dict)
-    dictionary: DictionaryRef | None = None
-    draw: str = "manual"
-    seed_commitment: str | None = None
 
 
 @dataclass(frozen=True)
-class JoinPlayer(Command):
-    player_id: str
-    name: str | None = None
+class JoinPlayer(ev.PlayerJoined, Command):
+    """A player joining the game after it was created."""
 
 
 @dataclass(frozen=True)
@@ -77,94 +72,70 @@ class DrawRack(Command):
 
 
 @dataclass(frozen=True)
-class Submit(Command):
+class Submit(ev.SubmissionReceived, Command):
     """A player's move as written (`text`); `part` > 1 only in a last round (RULES 2.8).
 
     The arrival time is the command's `received_at`.
     """
 
-    round: int
-    player_id: str
-    text: str
-    part: int = 1
-
 
 @dataclass(frozen=True)
-class DeclareReplacement(Command):
+class DeclareReplacement(ev.ReplacementDeclared, Command):
     """Anticipation: the replacement a player wrote on the round's slip (`-A+B`, `-C+Do`),
     recorded as written; the rules read it against the player's group and stock."""
 
-    round: int
-    player_id: str
-    text: str
-
 
 @dataclass(frozen=True)
-class ChooseTop(Command):
+class ChooseTop(ev.TopChosen, Command):
     """The arbiter's choice among equal tops (`move` in notation; in a last round, the parts
     of a sequence separated by `;`)."""
 
-    round: int
-    move: str
+
+@dataclass(frozen=True)
+class Annul(ev.SubmissionAnnulled, Command):
+    """Annul a player's submission (`part` of a last round's sequence): it scores 0."""
 
 
 @dataclass(frozen=True)
-class Annul(Command):
-    round: int
-    player_id: str
-    reason: str
-    part: int = 1
+class Penalise(ev.PenaltyGiven, Command):
+    """Take `points` off a player's score in a round, saying why."""
 
 
 @dataclass(frozen=True)
-class Penalise(Command):
-    round: int
-    player_id: str
-    points: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class Warn(Command):
+class Warn(ev.WarningGiven, Command):
     """The arbiter's warning (avertisment) to a player in a round."""
 
-    round: int
-    player_id: str
-    reason: str
-
 
 @dataclass(frozen=True)
-class Correct(Command):
+class Correct(ev.SubmissionCorrected, Command):
     """The arbiter's reading of a submission (`text`), judged as if received with the original."""
 
-    round: int
-    player_id: str
-    text: str
-    reason: str
-    part: int = 1
-
 
 @dataclass(frozen=True)
-class Revoke(Command):
+class Revoke(ev.DecisionRevoked, Command):
     """Undo a decision (annulment, penalty, warning, top choice, correction) by its event id."""
 
-    event_id: str
-    reason: str
-
 
 @dataclass(frozen=True)
-class CloseRound(Command):
+class CloseRound(ev.RoundClosed, Command):
     """Publish the round. With `top_source: computer` and no top recorded yet, decide also
     records the computer's top (a TopChosen) before the RoundClosed."""
 
-    round: int
+
+@dataclass(frozen=True)
+class RevealSeed(ev.SeedRevealed, Command):
+    """Publish a seeded game's secret seed, which anyone can then hash to the commitment."""
 
 
 @dataclass(frozen=True)
-class RevealSeed(Command):
-    seed: str
+class EndGame(ev.GameEnded, Command):
+    """End the game, saying why (the bag empty, the last round played)."""
 
 
-@dataclass(frozen=True)
-class EndGame(Command):
-    reason: str
+def event_of(command: Command) -> ev.Event:
+    """The event a command carries, without its envelope facts: what the command records when
+    the rules take it as given (for a CreateGame, the GameCreated before the players join)."""
+    kind = type(command).__mro__[1]
+    if ev.EVENT_TYPES.get(kind.__name__) is not kind:
+        raise TypeError(f"{type(command).__name__} carries no event: the variant makes its events")
+    return kind(**{f.name: getattr(command, f.name) for f in fields(kind)})

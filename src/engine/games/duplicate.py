@@ -46,28 +46,19 @@ from engine.games.commands import (
     Revoke,
     Submit,
     Warn,
+    event_of,
 )
 from engine.games.duplicate_evolve import FOLDED, evolve
 from engine.games.events import (
-    DecisionRevoked,
     Event,
-    EventDecodeError,
-    GameCreated,
     GameEnded,
-    PenaltyGiven,
     PlayerJoined,
     RackDrawn,
     Recorded,
     RoundClosed,
-    SeedRevealed,
-    SubmissionAnnulled,
-    SubmissionCorrected,
-    SubmissionReceived,
     TopChosen,
-    WarningGiven,
-    decode_event,
-    encode_event,
 )
+from engine.games.payloads import EventDecodeError, decode_event, encode_event
 from engine.games.rounds import (
     chosen_top,
     judge_sequence,
@@ -159,18 +150,8 @@ def created_events(command: CreateGame) -> list[Event]:
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
         raise GameRuleError("player_exists", f"players listed twice: {', '.join(repeated)}")
-    created = GameCreated(
-        game_id=command.game_id,
-        variant=command.variant,
-        tournament_id=command.tournament_id,
-        title=command.title,
-        ruleset=command.ruleset,
-        settings=dict(command.settings),
-        dictionary=command.dictionary,
-        draw=command.draw,
-        seed_commitment=command.seed_commitment,
-    )
-    return [created, *(PlayerJoined(p.player_id, p.name) for p in command.players)]
+    players = (PlayerJoined(p.player_id, p.name) for p in command.players)
+    return [event_of(command), *players]
 
 
 def _draw(state: GameState, command: DrawRack) -> list[Event]:
@@ -277,36 +258,15 @@ def end_events(state: GameState, command: EndGame) -> list[Event]:
     return [GameEnded(command.reason)]
 
 
+RESTATED = (JoinPlayer, Submit, Annul, Penalise, Warn, Correct, Revoke, RevealSeed)
+"""The commands every variant records as given (joining, a submission, an annulment, a
+penalty, a warning, a correction, a revocation, the seed revealed): the fold judges them."""
+
+
 def restated(command: Command) -> list[Event] | None:
-    """The event that restates the command, for the commands every variant records as given
-    (joining, a submission, an annulment, a penalty, a warning, a correction, a revocation, the seed
-    revealed: the fold judges them); None for the others, which each variant decides."""
-    match command:
-        case JoinPlayer():
-            return [PlayerJoined(command.player_id, command.name)]
-        case Submit():
-            return [
-                SubmissionReceived(command.round, command.player_id, command.text, command.part)
-            ]
-        case Annul():
-            return [
-                SubmissionAnnulled(command.round, command.player_id, command.reason, command.part)
-            ]
-        case Penalise():
-            return [PenaltyGiven(command.round, command.player_id, command.points, command.reason)]
-        case Warn():
-            return [WarningGiven(command.round, command.player_id, command.reason)]
-        case Correct():
-            return [
-                SubmissionCorrected(
-                    command.round, command.player_id, command.text, command.reason, command.part
-                )
-            ]
-        case Revoke():
-            return [DecisionRevoked(command.event_id, command.reason)]
-        case RevealSeed():
-            return [SeedRevealed(command.seed)]
-    return None
+    """The event that restates the command, for the commands of `RESTATED`; None for the
+    others, which each variant decides."""
+    return [event_of(command)] if isinstance(command, RESTATED) else None
 
 
 def _events(state: GameState, command: Command) -> list[Event]:

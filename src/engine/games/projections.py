@@ -28,7 +28,7 @@ from datetime import datetime
 from engine.bag import Bag
 from engine.board import Board
 from engine.games import anticipation_rules, anticipation_views, rounds
-from engine.games.anticipation_rules import Replacing
+from engine.games.anticipation_state import Replacing
 from engine.games.context import Judgement
 from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
 from engine.placement import Tile

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from engine.bag import Bag
 from engine.board import Board
+from engine.games.anticipation_state import Replacing, Sheet
 from engine.games.context import GameContext, Judgement
 from engine.games.events import GameCreated, PlayerJoined
 from engine.notation import format_placement
 from engine.placement import Tile
 
 if TYPE_CHECKING:
-    from engine.games.anticipation_rules import Replacing, Sheet
     from engine.games.draws import DrawPlan
 
 T = TypeVar("T")
@@ -228,7 +228,7 @@ class GameState:
     last_seq: int | None = None
     sheets: Mapping[str, Sheet] = field(default_factory=dict)
     """Anticipation: each player's own board, stock and eliminated letters as the rounds
-    closed so far left them (`engine.games.anticipation_rules`)."""
+    closed so far left them (`engine.games.anticipation_state`)."""
 
     @property
     def ignored(self) -> tuple[Note, ...]:

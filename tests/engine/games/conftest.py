@@ -1,4 +1,4 @@
-"""Engine game tests: the default word list loaded once (through pipelines.lexicons, which
+"""Engine game tests: the default word list loaded once (through pipelines.lexicons.registry, which
 tests may use) and a table to play a duplicate game on."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from game_table import Table
 
 from engine.dictionary import Dictionary
 from engine.games.commands import CreateGame, Player
-from pipelines.lexicons import load_dictionary
+from pipelines.lexicons.cache import load_dictionary
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.games import events as ev
-from engine.games.events import (
-    EVENT_TYPES,
+from engine.games import payloads
+from engine.games.events import EVENT_TYPES, GameCreated, RackDrawn, SubmissionReceived, Undecodable
+from engine.games.payloads import (
     EventDecodeError,
-    GameCreated,
-    RackDrawn,
-    SubmissionReceived,
-    Undecodable,
     decode_event,
     decode_recorded,
     encode_event,
@@ -103,8 +100,10 @@ def test_newer_schema_is_refused_and_unknown_type_named():
 
 
 def test_older_schema_is_upcast_before_decoding(monkeypatch):
-    monkeypatch.setattr(ev, "CURRENT_SCHEMA", 2)
-    monkeypatch.setattr(ev, "UPCASTERS", {("RoundClosed", 1): lambda p: {"round": p["number"]}})
+    monkeypatch.setattr(payloads, "CURRENT_SCHEMA", 2)
+    monkeypatch.setattr(
+        payloads, "UPCASTERS", {("RoundClosed", 1): lambda p: {"round": p["number"]}}
+    )
     assert decode_event("RoundClosed", 1, {"number": 4}) == ev.RoundClosed(4)
 
 

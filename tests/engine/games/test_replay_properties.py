@@ -46,8 +46,8 @@ from engine.games.events import (
     TopChosen,
     Undecodable,
     WarningGiven,
-    read_recorded,
 )
+from engine.games.payloads import read_recorded
 from engine.games.projections import position, standings
 from engine.games.replay import GameRuleError, evolve, initial_state, replay
 from engine.movegen import generate_moves

@@ -10,7 +10,8 @@ import pytest
 from game_table import T0, Table
 
 from engine.games.commands import CloseRound, CreateGame, DrawRack, Player, Revoke, Submit, Warn
-from engine.games.events import WarningGiven, decode_event, encode_event
+from engine.games.events import WarningGiven
+from engine.games.payloads import decode_event, encode_event
 from engine.games.projections import round_results, standings
 from engine.games.settings import read_settings
 from engine.ruleset import load_ruleset

@@ -1,0 +1,189 @@
+"""`arbitru game choose-top|annul|penalise|warn|correct|revoke`: the arbiter's decisions about a
+round, each a new event (nothing recorded is ever edited)."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated
+
+import typer
+
+from engine.games import commands as cmd
+from ledger.database import DEFAULT_URL
+from pipelines.cli import views
+from pipelines.cli.game_common import (
+    ActorOption,
+    DryRunOption,
+    GameArg,
+    PartOption,
+    PlayerOption,
+    ReasonOption,
+    RoundOption,
+    actor_of,
+    checked,
+    checked_number,
+    run,
+    run_in_round,
+)
+from pipelines.cli.inputs import DbOption, JsonOption, fail
+from pipelines.games.service import CommandRefused, Game
+
+
+def choose_top_command(
+    game: GameArg,
+    move: Annotated[
+        str, typer.Option("--move", help='The top chosen among equal tops, e.g. "H4: JUCATOR".')
+    ],
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Choose the top among different moves of equal top score."""
+    command = partial(cmd.ChooseTop, move=checked("slip", move, "--move"), actor=actor_of(actor))
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+
+
+def annul_command(
+    game: GameArg,
+    player: PlayerOption,
+    reason: ReasonOption,
+    part: PartOption = 1,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Annul a player's submission (it scores 0; the submission stays recorded)."""
+    reason = checked("reason", reason, "--reason")
+    command = partial(cmd.Annul, player_id=player, reason=reason, part=part, actor=actor_of(actor))
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+
+
+def penalise_command(
+    game: GameArg,
+    player: PlayerOption,
+    points: Annotated[
+        int,
+        typer.Option("--points", help="Points subtracted (1 to 1,000: `pipelines.games.limits`)."),
+    ],
+    reason: ReasonOption,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Give a player a penalty in a round."""
+    points = checked_number("points", points, "--points")
+    reason = checked("reason", reason, "--reason")
+    command = partial(
+        cmd.Penalise, player_id=player, points=points, reason=reason, actor=actor_of(actor)
+    )
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+
+
+def warn_command(
+    game: GameArg,
+    player: PlayerOption,
+    reason: ReasonOption,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Give a player a warning (avertisment) in a round.
+
+    Counted in the standings and tables; it costs points only when the game sets
+    warnings_penalty_after and warnings_penalty_points."""
+    command = partial(cmd.Warn, player_id=player, reason=reason, actor=actor_of(actor))
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+
+
+def correct_command(
+    game: GameArg,
+    player: PlayerOption,
+    text: Annotated[str, typer.Option("--text", help="The arbiter's reading of the slip.")],
+    reason: ReasonOption,
+    part: PartOption = 1,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Record the arbiter's reading of a submission.
+
+    For an illegible slip or a typing error: the original stays, and the reading is judged as
+    if received with it."""
+    text, reason = checked("slip", text, "--text"), checked("reason", reason, "--reason")
+    command = partial(
+        cmd.Correct, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
+    )
+    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+
+
+def revoke_command(
+    game: GameArg,
+    event_id: Annotated[
+        str,
+        typer.Option(
+            "--event",
+            help="The event id of the annulment, penalty, warning, top choice or correction, "
+            "or enough of its start to name one.",
+        ),
+    ],
+    reason: ReasonOption,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Revoke a decision on appeal (it stays recorded, marked revoked)."""
+    reason = checked("reason", reason, "--reason")
+    given = event_id.strip().lower()
+    if not given:
+        fail("--event is empty: give the event id of the decision (`arbitru game results GAME`)")
+
+    def revoke(now: Game) -> list[cmd.Command]:
+        """Made on the game as the service reads it: the decision the id or prefix names."""
+        return [
+            cmd.Revoke(event_id=_decision_named(now, given), reason=reason, actor=actor_of(actor))
+        ]
+
+    run(db, game, revoke, dry_run=dry_run, as_json=as_json)
+
+
+def _decision_named(game: Game, given: str) -> str:
+    """The event id `given` names: itself when some event has it, else the one decision whose
+    id starts with it. A prefix of several decisions' ids is refused (exit 2), one of none
+    refused as not a decision (exit 1), both listing the decisions it could have named."""
+    if any(event.event_id == given for event in game.stored):
+        return given
+    decisions = [d for rnd in game.state.rounds for d in rnd.decisions]
+    matches = [d for d in decisions if given and d.event_id.startswith(given)]
+    if len(matches) == 1:
+        return matches[0].event_id
+
+    def listed(found: list) -> str:
+        return "; ".join(
+            f"{d.event_id} (round {d.round}, {views.EVENT_WORDS.get(d.type_name, d.type_name)}"
+            + (f" about {d.player_id}" if d.player_id else "")
+            + (", revoked" if d.revoked_by else "")
+            + ")"
+            for d in found
+        )
+
+    if len(matches) > 1:
+        fail(
+            f"--event {given!r} starts {len(matches)} decisions' ids: {listed(matches)}; "
+            "give more of the one meant"
+        )
+    known = f"its decisions: {listed(decisions)}" if decisions else "it has no decision yet"
+    raise CommandRefused(
+        f"no decision of {game.stream} has an event id starting with {given!r}; {known}",
+        "unknown_event",
+    )

@@ -1,0 +1,64 @@
+"""`arbitru game replace`: record an anticipation player's replacement (`-A+B`, `-C+Do`)
+exactly as written on the slip. It is recorded whatever it says: one that cannot be applied
+counts as no replacement (the round is judged against the group drawn), and a recorded
+replacement is never changed, so a second one for the same player and round is refused."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated
+
+import typer
+
+from engine.games import commands as cmd
+from ledger.database import DEFAULT_URL
+from pipelines.cli.game_common import (
+    ActorOption,
+    DryRunOption,
+    GameArg,
+    LateOption,
+    PlayerOption,
+    RoundOption,
+    SourceOption,
+    actor_of,
+    checked,
+    run_in_round,
+    time_option,
+)
+from pipelines.cli.inputs import DbOption, JsonOption
+
+
+def replace_command(
+    game: GameArg,
+    player: PlayerOption,
+    text: Annotated[
+        str, typer.Option("--text", help='The replacement as written, e.g. "-B+Bo" or "-A+E".')
+    ],
+    received_at: Annotated[
+        str | None,
+        typer.Option(
+            "--received-at",
+            help="When the slip was handed in (ISO 8601; default: now, refused once the "
+            "deadline has passed).",
+        ),
+    ] = None,
+    late: LateOption = False,
+    source: SourceOption = None,
+    round_number: RoundOption = None,
+    db: DbOption = DEFAULT_URL,
+    as_json: JsonOption = False,
+    actor: ActorOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Anticipation: record a player's letter replacement for the round, as written."""
+    command = partial(
+        cmd.DeclareReplacement,
+        player_id=player,
+        text=checked("slip", text, "--text"),
+        received_at=time_option(received_at, "--received-at"),
+        source=source,
+        actor=actor_of(actor),
+    )
+    run_in_round(
+        db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json, late=late
+    )

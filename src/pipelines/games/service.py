@@ -1,0 +1,424 @@
+"""The one layer that wires games to the ledger: load a game's stream, fold it, decide an
+arbiter's command, append the new events at the version the decision was taken on.
+
+Every `arbitru game` command goes through `execute`; the views read through `load_game`.
+Appends are optimistic first: the game is read and the command decided without any lock, and
+appended at the version read. When another terminal wrote to the game in between, the ledger
+refuses with `VersionConflict`, and the command is decided again under the ledger's append
+lock: the game read again, decided on that fresh state (it may then be refused, with the rules'
+reason) and appended in the same write transaction, where no other terminal can write first.
+So a command is decided at most twice and never gives up: fifty terminals typing slips at a
+deadline all record, one after another, where retrying without the lock left most of them
+beaten again and again (the first read has already loaded the word list, so the lock is held
+only to fold and decide). A dry run decides and folds in memory and writes nothing.
+
+A game is judged with the ruleset, settings and dictionary its `GameCreated` names; the
+dictionary is found by its SHA-256 among the lists registered on this machine
+(`pipelines.lexicons.registry`) and loaded once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from engine.dictionary import Dictionary
+from engine.echo import echo
+from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
+from engine.games.context import GameContext, context_for
+from engine.games.events import DictionaryRef, GameCreated, Recorded
+from engine.games.payloads import encode_event, format_time, read_recorded
+from engine.games.replay import decide, evolve, initial_state
+from engine.games.state import GameRuleError, GameState
+from engine.ruleset import RulesetError
+from ledger import EventStore, NewEvent, RecordedEvent, VersionConflict
+from ledger.catalogue import naming_problem
+from ledger.checkpoints import LedgerAltered
+from ledger.envelope import STREAM_PATTERN
+from ledger.integrity import check_events, check_recent
+from pipelines.games.limits import event_problem
+from pipelines.games.stream_names import claimants
+from pipelines.lexicons.cache import load_dictionary
+from pipelines.lexicons.registry import LexiconSpecError
+from pipelines.lexicons.registry import resolve as resolve_list
+
+PLAYABLE_VARIANTS = ("duplicate", "completiv", "anticipation")
+"""The variants whose rules exist; games of the others cannot be created yet."""
+
+
+class ServiceError(Exception):
+    """A command or view that cannot go on; `exit_code` is 2 for unusable input, 1 for a
+    command the rules refuse. Nothing was written."""
+
+    exit_code = 2
+
+
+class GameNotFound(ServiceError):
+    """No game stream with that id."""
+
+
+class UnusableGame(ServiceError):
+    """A game that cannot be judged here: its dictionary or ruleset is missing."""
+
+
+class CommandRefused(ServiceError):
+    """The rules refuse the command (`code` from the engine). `conflicts` counts the times
+    another terminal wrote first and the command was decided again."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, code: str, conflicts: int = 0) -> None:
+        self.code = code
+        self.conflicts = conflicts
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game as loaded: its stream and version, its events as stored and as folded, and the
+    state they fold to. `altered` says why the ledger fails its check (None: it passes): a
+    view still shows the game, saying so first; a command refuses to append to it."""
+
+    stream: str
+    version: int
+    stored: tuple[RecordedEvent, ...]
+    history: tuple[Recorded, ...]
+    state: GameState
+    altered: str | None = None
+
+    @property
+    def game_id(self) -> str:
+        return self.stream.split("/", 1)[1]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command did (or, in a dry run, would do): the events appended, the state before
+    and after, and how many times it was decided again after a conflict."""
+
+    stream: str
+    before: GameState
+    after: GameState
+    events: tuple[NewEvent, ...]
+    recorded: tuple[RecordedEvent, ...]
+    conflicts: int
+    dry_run: bool
+
+
+def stream_of(game: str) -> str:
+    """The stream of a game given by id (`hd1`) or by stream (`game/hd1`)."""
+    stream = game if game.startswith("game/") else f"game/{game}"
+    if not STREAM_PATTERN.match(stream):
+        raise ServiceError(
+            f"{echo(game)} is not a game id: use lowercase letters, digits and '-' (at most 64, "
+            "not starting with '-'), e.g. hd1 or game/hd1"
+        )
+    return stream
+
+
+@functools.lru_cache(maxsize=8)
+def _dictionary(sha256: str | None) -> Dictionary:
+    """A dictionary by hash (None: the default list), loaded once per process."""
+    return load_dictionary(sha256)
+
+
+_contexts: dict[tuple[str, ...], GameContext] = {}
+CONTEXTS_KEPT = 16
+"""How many games' contexts (with what they judged) a process keeps: a recompute folds
+thousands of games in one process, and keeping every game's judgements would fill memory."""
+
+
+def forget_contexts() -> None:
+    """Drop every game's context and what it judged: the next fold judges from scratch (what a
+    fresh worker does; benchmarks use it to time a fold as a recompute does it)."""
+    _contexts.clear()
+
+
+def dictionary_ref(spec: str | None) -> DictionaryRef:
+    """What GameCreated records of the word list a spec names (`pipelines.lexicons.registry`: a
+    file, registered on first use, a registered list's SHA-256, or the default list)."""
+    try:
+        dictionary = _dictionary(resolve_list(spec).sha256)
+    except (ValueError, OSError) as exc:
+        raise ServiceError(str(exc)) from exc
+    return DictionaryRef(dictionary.name, dictionary.sha256, len(dictionary.words))
+
+
+def resolve_context(created: GameCreated) -> GameContext:
+    """The ruleset, settings and dictionary a game was created with; one context per game and
+    process, so that what it has judged is judged once (a simulation reads the game again after
+    each command it records)."""
+    ref = created.dictionary
+    key = (
+        created.game_id,
+        created.ruleset,
+        json.dumps(created.settings, sort_keys=True, default=str),
+        str(ref.sha256 if ref else None),
+    )
+    if key not in _contexts:
+        if len(_contexts) >= CONTEXTS_KEPT:
+            del _contexts[next(iter(_contexts))]
+        _contexts[key] = _context(created)
+    return _contexts[key]
+
+
+def _context(created: GameCreated) -> GameContext:
+    ref = created.dictionary
+    sha256 = ref.sha256 if ref is not None else None
+    try:
+        dictionary = _dictionary(sha256)
+    except LexiconSpecError as exc:
+        name = f" {ref.name!r}" if ref is not None and ref.name else ""
+        raise UnusableGame(
+            f"game {created.game_id} is judged with the word list{name} of SHA-256 {sha256}, "
+            "which is not registered on this machine: register the same file with "
+            "`arbitru lexicon add PATH` and run the command again"
+        ) from exc
+    except (ValueError, OSError) as exc:
+        raise UnusableGame(f"game {created.game_id}: cannot load its word list: {exc}") from exc
+    try:
+        return context_for(created, dictionary)
+    except RulesetError as exc:
+        raise UnusableGame(f"game {created.game_id}: {exc}") from exc
+
+
+def _decoded(stored: Iterable[RecordedEvent]) -> Iterator[Recorded]:
+    for e in stored:
+        yield read_recorded(
+            e.type, e.schema, e.payload, e.meta, event_id=e.event_id, seq=e.seq, version=e.version
+        )
+
+
+def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameState]:
+    """The stored events decoded (an undecodable one is kept, shown as ignored) and folded."""
+    history = tuple(_decoded(stored))
+    state = initial_state(resolve_context)
+    for recorded in history:
+        state = evolve(state, recorded)
+    return history, state
+
+
+def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -> Game:
+    """A game's events and state; `GameNotFound` when there is none (unless `must_exist` is
+    False: a game about to be created). No store stands for a ledger not created yet."""
+    stream, stored = _read(store, game, must_exist)
+    return _game(stream, stored, events_altered(stored))
+
+
+def events_altered(stored: Iterable[RecordedEvent]) -> str | None:
+    """Why some of these events no longer give their hashes (`check_events`), or None."""
+    try:
+        check_events(stored)
+    except LedgerAltered as exc:
+        return str(exc)
+    return None
+
+
+def ledger_altered(store: EventStore) -> str | None:
+    """Why the ledger fails the quick check of its chain (`check_recent`: the events since
+    the latest checkpoint, and the head against it), or None: what a view says first."""
+    try:
+        check_recent(store)
+    except LedgerAltered as exc:
+        return str(exc)
+    return None
+
+
+def vouched(store: EventStore, game: Game) -> Game:
+    """`game` with the ledger's quick check added to the check of its own events."""
+    return game if game.altered is not None else replace(game, altered=ledger_altered(store))
+
+
+def _read(
+    store: EventStore | None, game: str, must_exist: bool = True
+) -> tuple[str, tuple[RecordedEvent, ...]]:
+    stream = stream_of(game)
+    stored = tuple(store.read_stream(stream)) if store is not None else ()
+    if not stored and must_exist:
+        raise GameNotFound(
+            f"no game {stream.split('/', 1)[1]} in this ledger: check the id and --db "
+            "(`arbitru ledger export` lists the streams), or create it with `arbitru game create`"
+        )
+    return stream, stored
+
+
+def replay_to(
+    store: EventStore, game: str, *, at: int | None = None, round_number: int | None = None
+) -> Game:
+    """A game as it was right after the event of global seq `at`, or when round
+    `round_number` closed (now, if it is still open); the whole game when neither is given.
+    The events are read once and folded once, only as far as the moment asked for."""
+    stream, stored = _read(store, game)
+    altered = events_altered(stored)
+    if at is not None:
+        prefix = tuple(e for e in stored if e.seq <= at)
+        if not prefix:
+            first = stored[0].seq
+            raise ServiceError(f"{stream} starts at seq {first}: give --at {first} or later")
+        return _game(stream, prefix, altered)
+    if round_number is None:
+        return _game(stream, stored, altered)
+    history, state = [], initial_state(resolve_context)
+    for recorded in _decoded(stored):
+        history.append(recorded)
+        state = evolve(state, recorded)
+        folded = state.round(round_number)
+        if folded is not None and folded.closed:
+            break
+    if state.round(round_number) is None:
+        raise ServiceError(
+            f"round {round_number} of {stream} has not been drawn "
+            f"({len(state.rounds)} round(s) so far)"
+        )
+    count = len(history)
+    version = stored[count - 1].version
+    return Game(stream, version, stored[:count], tuple(history), state, altered)
+
+
+def _game(stream: str, stored: tuple[RecordedEvent, ...], altered: str | None) -> Game:
+    history, state = fold(stored)
+    return Game(stream, stored[-1].version if stored else 0, stored, history, state, altered)
+
+
+def _meta(command: Command) -> dict[str, str]:
+    meta = {"actor": command.actor, "source": command.source}
+    if command.received_at is not None:
+        meta["received_at"] = format_time(command.received_at)
+    return {key: value for key, value in meta.items() if value is not None}
+
+
+def _stamped(command: Command) -> Command:
+    """A submission (or an anticipation replacement) without an arrival time arrived now."""
+    if isinstance(command, Submit | DeclareReplacement) and command.received_at is None:
+        return replace(command, received_at=datetime.now(UTC))
+    return command
+
+
+def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent], GameState]:
+    """Decide each command on the state left by the ones before it; the new events and the
+    state after them. Raises `GameRuleError` when the rules refuse one (nothing is kept)."""
+    state = game.state
+    version = game.version
+    appended: list[NewEvent] = []
+    for command in commands:
+        for event in decide(state, command):
+            type_name, schema, payload = encode_event(event)
+            new = NewEvent(type_name, payload, _meta(command), schema=schema)
+            _within_limits(new)
+            version += 1
+            recorded = Recorded(
+                event=event,
+                event_id=new.event_id,
+                version=version,
+                received_at=command.received_at,
+                actor=command.actor,
+                source=command.source,
+            )
+            state = evolve(state, recorded)
+            appended.append(new)
+    return appended, state
+
+
+def _within_limits(event: NewEvent) -> None:
+    """An event holding a value outside what may be recorded (`pipelines.games.limits`) is never
+    appended."""
+    problem = event_problem(event.payload, event.meta)
+    if problem is not None:
+        raise ServiceError(f"{problem}; nothing was written")
+
+
+Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]
+"""What `execute` is given: the commands, or a function of the game as read that makes them
+(a command about the round open now, read from the same fold that decides it)."""
+
+
+def execute(
+    store: EventStore | None,
+    game: str,
+    commands: Commands,
+    *,
+    dry_run: bool = False,
+) -> Outcome:
+    """Decide `commands` on the game's current state and append their events, all or none, at
+    the version read. On a conflict the game is read again and the commands decided again
+    under the append lock, once (see the module docstring). A dry run decides and folds only;
+    it alone may be given no store (a ledger not created yet).
+
+    A function of the game is called once, on the first read, so that the game is read and
+    folded once: a retry decides the same commands again. The round the arbiter meant stays
+    the one decided even if another terminal opened a new round meanwhile (the rules then
+    refuse a command about a round closed since). It is for commands about an existing game:
+    a game to create is given as commands."""
+    made = None if callable(commands) else [_stamped(c) for c in commands]
+    creating = made is not None and any(isinstance(c, CreateGame) for c in made)
+    loaded = _loaded(store, game, creating)
+    if made is None:
+        made = [_stamped(c) for c in commands(loaded)]
+    events, after = _decided(store, loaded, made, 0)
+    if dry_run or not events or store is None:
+        return Outcome(loaded.stream, loaded.state, after, tuple(events), (), 0, dry_run)
+    try:
+        recorded = store.append(loaded.stream, events, expected_version=loaded.version)
+    except VersionConflict:
+        with store.writer() as writer:  # the append lock: nobody writes until this commits
+            loaded = _loaded(store, game, creating)
+            events, after = _decided(store, loaded, made, 1)
+            recorded = (
+                writer.append(loaded.stream, events, expected_version=loaded.version)
+                if events
+                else []
+            )
+        return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 1, False)
+    return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 0, False)
+
+
+def _loaded(store: EventStore | None, game: str, creating: bool) -> Game:
+    """The game as a command is decided on; `LedgerAltered` when its own events no longer
+    give their hashes: nothing is appended onto a broken chain."""
+    loaded = load_game(store, game, must_exist=not creating)
+    if loaded.altered is not None and store is not None:
+        raise LedgerAltered(loaded.altered)
+    return loaded
+
+
+def _decided(
+    store: EventStore | None, loaded: Game, made: Sequence[Command], conflicts: int
+) -> tuple[list[NewEvent], GameState]:
+    """The events `made` decide on `loaded` and the state they fold to, a stream's opening
+    event checked to name its own stream (`_check_opening`)."""
+    try:
+        events, after = decide_all(loaded, made)
+    except GameRuleError as exc:
+        raise _refused(exc, loaded.stream, conflicts) from exc
+    if loaded.version == 0 and events:
+        _check_opening(store, loaded.stream, events[0])
+    return events, after
+
+
+def _check_opening(store: EventStore | None, stream: str, opening: NewEvent) -> None:
+    """Refuse to open `stream` with an event naming another id, or with an id another stream
+    of an older ledger already claims (`pipelines.games.stream_names`): one id is one stream."""
+    problem = naming_problem(stream, opening.type, opening.payload)
+    if problem is not None:
+        raise ServiceError(problem)
+    claimed = claimants(store, stream) if store is not None else []
+    if claimed:
+        own = stream.split("/", 1)[1]
+        raise CommandRefused(
+            f"{', '.join(claimed)} already claims the id {own} (its opening event names it, as "
+            f"an older Arbitru allowed): a new {stream} would make two streams of one id",
+            "game_exists",
+        )
+
+
+def _refused(exc: GameRuleError, stream: str, conflicts: int) -> CommandRefused:
+    message = str(exc)
+    if conflicts:
+        message += (
+            f" (another terminal wrote to {stream} first; the command was decided again on "
+            "what it recorded)"
+        )
+    return CommandRefused(message, exc.code, conflicts)
