@@ -65,8 +65,7 @@ def _timed(command: list[str]) -> tuple[float, float]:
 def heavy_imports(args: list[str]) -> dict[str, float]:
     """The heavy packages `arbitru ARGS` imports, each with the time its own modules took to
     import, in seconds (as `-X importtime` measures it, which adds a little of its own)."""
-    probe = "import sys; from pipelines.cli import main; sys.argv[0] = 'arbitru'; main()"
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe, *args], env=ENVIRONMENT,
+    done = subprocess.run([sys.executable, "-X", "importtime", ARBITRU, *args], env=ENVIRONMENT,
                           capture_output=True, text=True, check=True)  # fmt: skip
     found: dict[str, float] = {}
     for line in done.stderr.splitlines():
