@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from ledger import EventStore
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from pipelines.cli.game_common import reported, unless_altered
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.cli.views import err

@@ -19,7 +19,7 @@ import typer
 from engine.echo import echo
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from ledger.input_files import STDIN
 from pipelines.cli import views
 from pipelines.cli.game_common import (

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from engine.games import commands as cmd
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from pipelines.cli.game_common import (
     ActorOption,
     DryRunOption,

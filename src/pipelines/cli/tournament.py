@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 
 from ledger import EventStore
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from ledger.jsonl import row_line
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.game_common import store, view_of
