@@ -22,6 +22,7 @@ _LAZY = {
     "LedgerError": "ledger.errors",
     "NoLedger": "ledger.errors",
     "StreamStructureError": "ledger.errors",
+    "LedgerAltered": "ledger.errors",
     "VersionConflict": "ledger.errors",
     "JsonlError": "ledger.jsonl",
     "PayloadCheck": "ledger.jsonl",
@@ -37,7 +38,6 @@ _LAZY = {
     "verify_file": "ledger.verify",
     "verify_rows": "ledger.verify",
     "verify_store": "ledger.verify",
-    "LedgerAltered": "ledger.checkpoints",
     "check_events": "ledger.integrity",
     "check_recent": "ledger.integrity",
 }

@@ -179,15 +179,11 @@ def test_the_offline_proof_commands_load_nothing_of_the_database_layer(tmp_path,
     [
         ["--help"],
         ["--version"],
-        ["ledger", "--help"],
+        *([name, "--help"] for name in cli.SUB_APPS),
+        # recompute's help quotes the recompute's own limits, so it loads its module.
+        *([name, "--help"] for name in cli.SUB_COMMANDS if name != "recompute"),
         ["ledger", "head", "--help"],
-        ["ledger", "verify", "--help"],
-        ["ledger", "checkpoint", "--help"],
-        ["ledger", "prove", "--help"],
-        ["db", "--help"],
-        ["db", "upgrade", "--help"],
         ["keys", "new", "--help"],
-        ["verify-proof", "--help"],
     ],
     ids=" ".join,
 )
