@@ -42,7 +42,7 @@ from pipelines.season.export import export_parquet
 from pipelines.season.recompute import Selection, plan, recompute
 
 TARGET_RATIO = 1.5
-LAYOUT = 1
+LAYOUT = 2
 """Bump when the cached ledger must be rebuilt (the sample season or the copying changed)."""
 SEASONS = 5
 

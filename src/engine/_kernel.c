@@ -9,8 +9,10 @@
  * Pruned searches (the top, the best N, every move from a score up) bound what a partial word
  * can still score from per-square tables (word multipliers, board tiles reached, cross words,
  * the rack's best values paired with the best premiums) and skip whatever cannot reach the
- * threshold; a bingo counts only where the lexicon's multiset filter says the whole rack, with
- * the board letters crossed, may be an anagram of a word.
+ * threshold; a bingo counts only where the lexicon's multiset filter says the rack (or, when it
+ * holds more tiles than the bingo's number, some that many of them), with the board letters
+ * crossed, may be an anagram of a word. A move lays at most `max_laid` tiles: the rack's, or
+ * fewer (duplicat eliptic lays at most 7 of 8).
  *
  * Every input is checked before use: the lexicon's arrays (edges in range, labels matching
  * the per-node letter masks), the board's characters and size, the rack's counts. Nothing
@@ -62,6 +64,7 @@ typedef struct {
     uint8_t two[26][26];
     int bingo_at;
     int32_t bingo;
+    int max_laid; /* the most tiles one move lays */
     uint32_t stamp;
     Span *spans; /* [2][MAX_SIZE][MAX_SIZE] */
 } Kernel;
@@ -92,6 +95,7 @@ typedef struct {
     int counts[27]; /* tiles left while the search lays them */
     int full[27];   /* the whole rack, for bounds computed mid-search */
     int tiles;
+    int most; /* the most tiles a move of this rack lays: tiles, or max_laid when fewer */
     uint32_t playable;
     int rack_values[MAX_TILES]; /* best first, jokers 0 */
     int caps_known;
@@ -274,7 +278,7 @@ static Span *span_at(Ctx *x, int across, int index, int col)
     int n = x->size, c = col, kk = 0;
     int32_t W = 1, B = 0, C = 0, capA = 0, capD = 0;
     int lfs[MAX_TILES], xs[MAX_TILES];
-    while (kk < x->tiles && c < n && (L->mask[c] & x->playable)) {
+    while (kk < x->most && c < n && (L->mask[c] & x->playable)) {
         int lf = L->lf[c], wf = L->wf[c];
         int xw = L->cross[c] == NO_CROSS ? 0 : wf;
         int cap = cap_of(x, L->mask[c]);
@@ -307,7 +311,7 @@ static int64_t bound_at(Ctx *x, uint32_t node, int col, int64_t main, int64_t mu
                         int64_t crossed, int placed)
 {
     const Span *s = span_at(x, x->across, x->index, col);
-    int rest = x->tiles - placed;
+    int rest = x->most - placed;
     int kmax = rest < s->kmax ? rest : s->kmax;
     uint32_t ending = x->k->lengths[node];
     int64_t best = -1;
@@ -439,7 +443,7 @@ static void extend(Ctx *x, uint32_t node, int col, int64_t main, int64_t mult, i
     } else if (k->height[node] < x->must_end - col || (k->reach[node] & x->forced) != x->forced) {
         goto out;
     }
-    int rest = x->tiles - placed;
+    int rest = x->most - placed;
     if (col >= n || !rest || x->failed)
         goto out;
     int *counts = x->counts;
@@ -512,15 +516,37 @@ static int any_anagram(const Kernel *k, uint64_t key, int jokers, int lowest)
     return 0;
 }
 
-/* Whether laying the whole rack from `start` could make a word at all (see topbound). */
+/* Whether the rack's tiles in `left`, less `drop` of them (letters from `lowest` on), with the
+ * board letters of `key`, may be an anagram of a word. */
+static int kept_anagram(const Kernel *k, int *left, uint64_t key, int drop, int lowest)
+{
+    if (!drop) {
+        if (left[JOKER] > 3)
+            return 1; /* too many choices to try: "perhaps" */
+        return any_anagram(k, key, left[JOKER], 0);
+    }
+    for (int tile = lowest; tile < 27; tile++) {
+        if (!left[tile])
+            continue;
+        left[tile]--;
+        int found = kept_anagram(k, left, tile == JOKER ? key : key - k->weights[tile], drop - 1,
+                                 tile);
+        left[tile]++;
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether laying `bingo_at` tiles from `start` could make a word at all (see topbound). */
 static int bingo_possible(Ctx *x, const Line *L, int start)
 {
     const Kernel *k = x->k;
-    if (x->tiles != k->bingo_at || !k->bingo)
+    if (x->most < k->bingo_at || !k->bingo)
         return 0;
     uint64_t key = 0;
     int placed = 0, c = start;
-    while (c < x->size && (placed < x->tiles || L->cell[c] >= 0)) {
+    while (c < x->size && (placed < k->bingo_at || L->cell[c] >= 0)) {
         if (L->cell[c] >= 0)
             key += k->weights[L->cell[c]];
         else if (L->mask[c] & x->playable)
@@ -529,11 +555,11 @@ static int bingo_possible(Ctx *x, const Line *L, int start)
             break;
         c++;
     }
-    if (placed < x->tiles)
+    if (placed < k->bingo_at)
         return 0;
-    if (x->counts[JOKER] > 3)
-        return 1; /* too many choices to try: "perhaps" */
-    return any_anagram(k, key + x->rack_key, x->counts[JOKER], 0);
+    int left[27];
+    memcpy(left, x->full, sizeof left);
+    return kept_anagram(k, left, key + x->rack_key, x->tiles - k->bingo_at, 0);
 }
 
 typedef struct {
@@ -595,7 +621,7 @@ static int plan(Ctx *x, Start **out)
                     last = first;
                 } else {
                     int limit = 0;
-                    while (limit < a && limit < x->tiles - 1) {
+                    while (limit < a && limit < x->most - 1) {
                         int square = a - limit - 1;
                         if (L->cell[square] >= 0 || L->cross[square] != NO_CROSS)
                             break;
@@ -775,6 +801,7 @@ static PyObject *Kernel_search(Kernel *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "counts: at most 16 tiles");
         goto fail;
     }
+    x->most = x->tiles < self->max_laid ? x->tiles : self->max_laid;
     int8_t grid[MAX_SIZE][MAX_SIZE];
     int32_t points[MAX_SIZE][MAX_SIZE];
     for (int r = 0; r < n; r++)
@@ -994,21 +1021,21 @@ static int read_ints(PyObject *obj, int32_t *out, int n, long lo, long hi, const
 }
 
 /* Kernel(lexicon_bytes, size, letter_factor, word_factor, tile_values, two_letter, bingo_at,
- *        bingo, weights): letter_factor and word_factor row by row (size * size),
+ *        bingo, max_laid, weights): letter_factor and word_factor row by row (size * size),
  * tile_values 26, two_letter 676 flags (first letter * 26 + second), weights the 26
  * multiset weights of engine.lexicon. */
 static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds)
 {
     (void)kwds;
     Py_buffer lexicon;
-    int size, bingo_at, bingo;
+    int size, bingo_at, bingo, max_laid;
     PyObject *lf, *wf, *values, *two, *weights;
     if (self->spans) {
         PyErr_SetString(PyExc_TypeError, "Kernel is initialised once");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "y*iOOOOiiO", &lexicon, &size, &lf, &wf, &values, &two,
-                          &bingo_at, &bingo, &weights))
+    if (!PyArg_ParseTuple(args, "y*iOOOOiiiO", &lexicon, &size, &lf, &wf, &values, &two,
+                          &bingo_at, &bingo, &max_laid, &weights))
         return -1;
     int status = -1;
     int32_t lfs[MAX_SIZE * MAX_SIZE], wfs[MAX_SIZE * MAX_SIZE], flags[26 * 26];
@@ -1018,6 +1045,10 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds)
     }
     if (bingo_at < 0 || bingo < 0 || bingo > 1000000) {
         PyErr_SetString(PyExc_ValueError, "bingo: out of range");
+        goto done;
+    }
+    if (max_laid < 1 || max_laid > MAX_TILES) {
+        PyErr_SetString(PyExc_ValueError, "max_laid: expected 1 to 16");
         goto done;
     }
     if (read_ints(lf, lfs, size * size, 1, 3, "letter_factor") ||
@@ -1036,6 +1067,7 @@ static int Kernel_init(Kernel *self, PyObject *args, PyObject *kwds)
         self->two[i / 26][i % 26] = (uint8_t)flags[i];
     self->bingo_at = bingo_at;
     self->bingo = bingo;
+    self->max_laid = max_laid;
     if (load_lexicon(self, lexicon.buf, lexicon.len) < 0)
         goto done;
     self->spans = calloc(2 * MAX_SIZE * MAX_SIZE, sizeof(Span));

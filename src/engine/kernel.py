@@ -55,11 +55,11 @@ class Kernel:
         return self._compiled.search(text, counts, top, limit, floor, prune)  # type: ignore[attr-defined]
 
 
-def for_ruleset(
-    ruleset: Ruleset, lexicon: Lexicon, two_letter: frozenset[str], bingo_at: int, bingo: int
-) -> Kernel | None:
+def for_ruleset(ruleset: Ruleset, lexicon: Lexicon, two_letter: frozenset[str]) -> Kernel | None:
     """The kernel for this ruleset and lexicon; None when it was not built or the ruleset is
-    beyond its limits (the caller then uses the Python generator)."""
+    beyond its limits (the caller then uses the Python generator). It takes from the ruleset
+    the premiums, the tile values, the bingo's size and bonus, and the most tiles a move lays
+    (fewer than the rack holds in duplicat eliptic)."""
     if _kernel is None or ruleset.rack_size > _kernel.MAX_TILES:
         return None
     size = ruleset.board_size
@@ -75,8 +75,9 @@ def for_ruleset(
             [f for row in ruleset.word_factor for f in row],
             [ruleset.value(chr(65 + i)) for i in range(26)],
             two,
-            bingo_at,
-            bingo,
+            ruleset.bingo_size,
+            ruleset.bingo_bonus,
+            min(ruleset.max_laid, ruleset.rack_size),
             list(LETTER_WEIGHTS),
         )
     except (ValueError, OverflowError):

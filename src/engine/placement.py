@@ -3,8 +3,8 @@
 The word is written whole, so its letters already on the board must match what is there;
 the rest are the tiles laid now. Geometry rules (on the board, whole word, first move on the
 centre, later moves touching the board, at least one new tile), the tile set (no real K, no
-more tiles than a rack holds or the bag has) and the rack are checked here; the words formed
-are `scoring`'s business.
+more tiles than a rack holds or a move may lay, or the bag has) and the rack are checked
+here; the words formed are `scoring`'s business.
 """
 
 from __future__ import annotations
@@ -76,6 +76,14 @@ def _tile_set_errors(
             Problem(
                 "too_many_tiles",
                 f"the move lays {len(tiles)} tiles, a rack holds at most {ruleset.rack_size}",
+            )
+        )
+    elif len(tiles) > ruleset.max_laid:
+        errors.append(
+            Problem(
+                "more_than_a_move_lays",
+                f"the move lays {len(tiles)} tiles, a move lays at most {ruleset.max_laid} of"
+                f" the rack's {ruleset.rack_size}",
             )
         )
     on_board = board.tile_counts()

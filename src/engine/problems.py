@@ -27,6 +27,7 @@ CODES: dict[str, str] = {
     "not_touching": "the move touches no tile already on the board",
     "no_tile_for_letter": "a letter without tiles (K, Q, W, Y) written as a real tile",
     "too_many_tiles": "more tiles than a rack holds",
+    "more_than_a_move_lays": "more tiles than a move may lay (duplicat eliptic: 7 of the 8)",
     "more_than_the_game_has": "more copies of a tile than the game has",
     "completiv_letter_no_tile": "the completiv letter has no tile",
     "completiv_letter_on_board": "the completiv letter marks a square already on the board",

@@ -34,6 +34,7 @@ RULESET_SETTINGS = frozenset(
     {
         "bingo_bonus",
         "bingo_size",
+        "max_laid",
         "min_vowels",
         "min_consonants",
         "solo_bonus",
@@ -75,6 +76,8 @@ class Ruleset:
     solo_min_players: int
     jokers_only: frozenset[str]
     bingo_size: int
+    max_laid: int
+    """The most tiles one move lays: the rack's size but in duplicat eliptic (7 of 8)."""
     tile_counts: dict[str, int] = field(hash=False, compare=True)
     tile_values: dict[str, int] = field(hash=False, compare=True)
     # letter_factor[r][c], word_factor[r][c]: 1 where a square has no premium.
@@ -97,7 +100,16 @@ class Ruleset:
         """A hash of a few scalar fields: equal rulesets hash equal, and the bag and move
         generator caches keyed by ruleset (asked for every move judged) need not hash the
         premium grids each time."""
-        return hash((self.name, self.sha256, self.board_size, self.rack_size, self.bingo_size))
+        return hash(
+            (
+                self.name,
+                self.sha256,
+                self.board_size,
+                self.rack_size,
+                self.max_laid,
+                self.bingo_size,
+            )
+        )
 
     def value(self, letter: str) -> int:
         """Points of a real tile; letters without tiles (K, Q, W, Y) only come as jokers."""
@@ -120,10 +132,29 @@ class Ruleset:
                     f"settings.{key}: not a ruleset field or game setting (expected one of {known})"
                 )
             changes[key] = _non_negative_int(value, f"settings.{key}")
-        for key in ("rack_size", "bingo_size"):
+        for key in ("rack_size", "max_laid", "bingo_size"):
             if changes.get(key, getattr(self, key)) < 1:
                 raise RulesetError(f"settings.{key}: expected at least 1")
         return replace(self, **changes) if changes else self
+
+    def contradictions(self) -> tuple[str, ...]:
+        """Sizes that cannot go together: a move laying more tiles than a rack holds, a bonus
+        for more tiles than a move lays (no move could earn it). `parse_ruleset` refuses a file
+        with one; a game's settings are applied one key at a time (`engine.games.settings`),
+        so theirs are checked once all are applied."""
+        found = []
+        if self.max_laid > self.rack_size:
+            found.append(
+                f"max_laid: a move lays at most {self.max_laid} tiles but a rack holds"
+                f" {self.rack_size}: set max_laid to {self.rack_size} or less"
+            )
+        most = min(self.max_laid, self.rack_size)
+        if self.bingo_size > most:
+            found.append(
+                f"bingo_size: the bonus is for {self.bingo_size} tiles but a move lays at most"
+                f" {most}, so no move could earn it: set bingo_size to {most} or less"
+            )
+        return tuple(found)
 
 
 def _non_negative_int(value: Any, where: str) -> int:
@@ -185,9 +216,13 @@ def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
         raise RulesetError(f"board_size: expected 1 to 26, got {size}")
     if ints["rack_size"] < 1:
         raise RulesetError("rack_size: expected at least 1")
-    bingo_size = _non_negative_int(data.get("bingo_size", ints["rack_size"]), "bingo_size")
-    if bingo_size < 1:
-        raise RulesetError("bingo_size: expected at least 1")
+    sizes = {
+        key: _non_negative_int(data.get(key, ints["rack_size"]), key)
+        for key in ("bingo_size", "max_laid")
+    }
+    for key, value in sizes.items():
+        if value < 1:
+            raise RulesetError(f"{key}: expected at least 1")
 
     def letters(key: str, default: str | None = None) -> frozenset[str]:
         value = data.get(key, default)
@@ -235,7 +270,7 @@ def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
             letter_factor[r][c] = lf
             word_factor[r][c] = wf
 
-    return Ruleset(
+    ruleset = Ruleset(
         name=name,
         vowels=vowels,
         jokers_only=jokers_only,
@@ -244,9 +279,13 @@ def parse_ruleset(data: dict[str, Any], sha256: str = "") -> Ruleset:
         letter_factor=tuple(tuple(row) for row in letter_factor),
         word_factor=tuple(tuple(row) for row in word_factor),
         sha256=sha256,
-        bingo_size=bingo_size,
+        **sizes,
         **ints,
     )
+    contradictions = ruleset.contradictions()
+    if contradictions:
+        raise RulesetError(contradictions[0])
+    return ruleset
 
 
 def ruleset_from_toml(text: str) -> Ruleset:

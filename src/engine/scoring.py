@@ -2,7 +2,9 @@
 
 Each word formed (the main word and every cross word of two or more letters) scores the sum of
 its tile values; letter premiums count under newly laid tiles only, word premiums under newly
-laid tiles multiply that word; jokers are worth 0; laying a full rack adds the bingo bonus.
+laid tiles multiply that word; jokers are worth 0; laying exactly the ruleset's `bingo_size`
+tiles adds the bingo bonus (a full rack of 7; in duplicat eliptic 7 of the rack's 8, a move of
+6 earning none).
 The breakdown keeps each word's squares and premiums so that a score can be explained.
 
 Results here and in `placement` and `verdict` are named tuples rather than frozen dataclasses:

@@ -4,14 +4,17 @@
 and every partial word, whose bound is below the best score found so far. The bounds are
 computed per position from the lines' premiums and cross-checks and the rack's tile values;
 they never underestimate (that is what makes the pruned search exact), and the tighter they
-are the less is searched. The bingo bonus counts only where laying the whole rack could form
-a word at all: the board letters such a span would cross, with the rack, must be an anagram
-of some word (`Lexicon.may_have_multiset`).
+are the less is searched. A move lays at most `most` tiles: the rack's, or fewer where the
+ruleset says so (duplicat eliptic lays at most 7 of 8). The bingo bonus counts only where
+laying `bingo_size` tiles could form a word at all: the board letters such a span would cross,
+with the rack (or, when it holds more tiles, some `bingo_size` of them), must be an anagram of
+some word (`Lexicon.may_have_multiset`).
 """
 
 from __future__ import annotations
 
 from bisect import insort
+from itertools import combinations
 from operator import mul
 
 from engine.crosschecks import ANY_LETTER, NO_CROSS, Line
@@ -35,24 +38,36 @@ class Bounds:
         size: int,
         bingo_size: int,
         bingo: int,
+        max_laid: int,
     ) -> None:
         self.lexicon = lexicon
         self.counts = counts
-        self.tiles = sum(counts)
-        self.bingo = bingo if self.tiles == bingo_size else 0
+        tiles = sum(counts)
+        self.most = min(tiles, max_laid)
+        """The most tiles a move of this rack lays."""
+        self.bingo_size = bingo_size
+        self.bingo = bingo if bingo_size <= self.most else 0
         have = sum(1 << i for i in range(26) if counts[i])
         self.playable = ANY_LETTER if counts[JOKER_INDEX] else have
         self.rack_values = (
             sorted((tile_values[i] for i in range(26) for _ in range(counts[i])), reverse=True)
             + [0] * counts[JOKER_INDEX]
         )
-        self.rack_total = sum(self.rack_values)
+        self.rack_total = sum(self.rack_values[: self.most])
         # Real letters of the rack, most valuable first: the order bounds fill squares in.
         self.letters_by_value = sorted(
             ((i, tile_values[i]) for i in range(26) if counts[i]), key=lambda lv: -lv[1]
         )
-        self.rack_key = multiset_key(i for i in range(26) for _ in range(counts[i]))
-        self._anagrams: dict[int, bool] = {}
+        # Each distinct `bingo_size` tiles of the rack as (multiset key, jokers): the whole
+        # rack's alone when it holds that many.
+        rack = [i for i in range(27) for _ in range(counts[i])]
+        self.bingo_racks = sorted(
+            {
+                (multiset_key(i for i in kept if i != JOKER_INDEX), kept.count(JOKER_INDEX))
+                for kept in (combinations(rack, bingo_size) if self.bingo else ())
+            }
+        )
+        self._anagrams: dict[tuple[int, int], bool] = {}
         # A copy: the search lays tiles by counting them down in `counts` itself.
         self._full_counts = list(counts)
         # `best_sums` by key; the search reads it directly, a method call costing more than
@@ -96,7 +111,7 @@ class Bounds:
             # A plain square before another empty one only adds its best tile's value.
             following, _ = spans[after] or self.span(line, across, after)
             cap = caps[col]
-            for mult, board, paired, crossed, capped, end in following[: self.tiles]:
+            for mult, board, paired, crossed, capped, end in following[: self.most]:
                 entries.append((mult, board, paired, crossed, capped + mult * cap, end))
             result = (entries, len(entries) - 1)
             spans[col] = result
@@ -109,9 +124,9 @@ class Bounds:
         capped = 0
         capped_crossed = 0
         c = col
-        tiles = self.tiles
+        most = self.most
         letter_factor, word_factor = line.letter_factor, line.word_factor
-        while len(entries) <= tiles and c < size and masks[c] & playable:
+        while len(entries) <= most and c < size and masks[c] & playable:
             lf = letter_factor[c]
             wf = word_factor[c]
             cw = 0 if cross[c] == NO_CROSS else wf
@@ -156,7 +171,7 @@ class Bounds:
             for _ in range(self._full_counts[letter])
         ]
         values += [0] * (key >> 26)
-        sums = [(sum(values[:m]), min(m, len(values))) for m in range(self.tiles + 1)]
+        sums = [(sum(values[:m]), min(m, len(values))) for m in range(self.most + 1)]
         self.cached_sums[key] = sums
         return sums
 
@@ -174,13 +189,14 @@ class Bounds:
         return caps
 
     def bingo_possible(self, line: Line, start: int) -> bool:
-        """Whether laying the whole rack from `start` could make a word at all.
+        """Whether laying `bingo_size` tiles from `start` could make a word at all.
 
-        Laying every tile fixes the span, hence the board letters the word would contain: if
-        no word is an anagram of those and the rack (jokers standing for any letter), no move
-        from `start` earns the bonus.
+        Laying that many tiles fixes the span, hence the board letters the word would contain:
+        if no word is an anagram of those and the rack's tiles (some `bingo_size` of them
+        when it holds more; jokers standing for any letter), no move from `start` earns the
+        bonus.
         """
-        tiles = self.tiles
+        tiles = self.bingo_size
         if not self.bingo:
             return False
         cells, masks = line.cells, line.masks
@@ -198,12 +214,14 @@ class Bounds:
             c += 1
         if placed < tiles:
             return False
-        key = (key + self.rack_key) & _KEY_MASK
-        cached = self._anagrams.get(key)
-        if cached is None:
-            cached = self._any_anagram(key, self.counts[JOKER_INDEX])
-            self._anagrams[key] = cached
-        return cached
+        for rack_key, jokers in self.bingo_racks:
+            crossed = ((key + rack_key) & _KEY_MASK, jokers)
+            cached = self._anagrams.get(crossed)
+            if cached is None:
+                cached = self._anagrams[crossed] = self._any_anagram(*crossed)
+            if cached:
+                return True
+        return False
 
     def _any_anagram(self, key: int, jokers: int, lowest: int = 0) -> bool:
         if not jokers:
@@ -222,7 +240,7 @@ class Bounds:
             if node is None:
                 return -1
         entries, room = self.spans[across][line.index][a] or self.span(line, across, a)
-        most = min(self.tiles, room, lexicon.height[node])
+        most = min(self.most, room, lexicon.height[node])
         ending = lexicon.lengths[node]
         while most and not ending >> (entries[most][5] - a) & 1:
             most -= 1
@@ -242,7 +260,7 @@ class Bounds:
         """
         spans = self.spans[across][line.index]
         caps = self.caps[across][line.index] or self._caps(line, across)
-        tiles = self.tiles
+        most = self.most
         total = self.rack_total
         bounds = []
         entries, room = spans[a] or self.span(line, across, a)
@@ -257,7 +275,7 @@ class Bounds:
                     added = 0
                 else:
                     added += caps[start]
-            mult, board, paired, crossed, capped, _ = entries[min(tiles - (k - base), room)]
+            mult, board, paired, crossed, capped, _ = entries[min(most - (k - base), room)]
             best = min(mult * total + paired, capped + mult * added)
             bounds.append(board + best + crossed)
         return bounds

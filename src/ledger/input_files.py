@@ -12,7 +12,7 @@ before it is read, and one that grows past it while read too; an import is strea
 none. Where a command documents `-`, standard input is read instead, to the same cap.
 
 Every file read is remembered (`read_inputs`), so that an output of the same command is never
-written over one of its inputs (`pipelines.output_file`). In the ledger, because the ledger
+written over one of its inputs (`pipelines.files.whole`). In the ledger, because the ledger
 reads its own key files; the pipelines read all the others through it.
 """
 
@@ -102,8 +102,16 @@ def _refusal(path: Path, kind: Kind, mode: int) -> str | None:
     """Why a file of `mode` is no `kind`, or None for a regular file."""
     if stat.S_ISREG(mode):
         return None
-    name = next((name for test, name in _NOT_FILES if test(mode)), "a special file")
-    return f"{kind.what} {_named(path)} is {name}, not a regular file: give the path of a file"
+    return (
+        f"{kind.what} {_named(path)} is {special_kind(mode)}, not a regular file: give the path "
+        "of a file"
+    )
+
+
+def special_kind(mode: int) -> str:
+    """What a file of `mode` that is not a regular file is, in words, to name it in a refusal
+    (of an input here, of an output in `pipelines.files.whole`)."""
+    return next((name for test, name in _NOT_FILES if test(mode)), "a special file")
 
 
 def _too_big(path: Path | str, kind: Kind, size: int) -> str:

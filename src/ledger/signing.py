@@ -14,7 +14,10 @@ import binascii
 import hashlib
 import os
 import stat
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
@@ -23,6 +26,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from ledger.errors import LedgerError
 from ledger.input_files import KEY, InputFileError, Kind, read_input
 from ledger.tree_head import Checkpoint, statement
+
+_Key = TypeVar("_Key", Ed25519PrivateKey, Ed25519PublicKey)
 
 
 class KeyFileError(LedgerError):
@@ -124,16 +129,14 @@ def public_pem(public_key: Ed25519PublicKey) -> str:
 def load_private_key(path: Path) -> Ed25519PrivateKey:
     """The federation's private key from a file written by `new_key_files`. A file others may
     read is refused, as ssh does: the key signs what the federation vouches for."""
-    data = _read(path, "private key")
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm):
-        key = None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise KeyFileError(
-            f"{path} is not an unencrypted Ed25519 private key in PEM form; create one with "
-            "`arbitru keys new FILE`"
-        )
+    key = _pem_key(
+        path,
+        "private key",
+        partial(serialization.load_pem_private_key, password=None),
+        Ed25519PrivateKey,
+        "is not an unencrypted Ed25519 private key in PEM form; create one with "
+        "`arbitru keys new FILE`",
+    )
     mode = path.stat().st_mode
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise KeyFileError(
@@ -145,16 +148,28 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
     """A public key from a `.pub` file (PEM SubjectPublicKeyInfo)."""
-    data = _read(path, "public key")
+    return _pem_key(
+        path,
+        "public key",
+        serialization.load_pem_public_key,
+        Ed25519PublicKey,
+        "is not an Ed25519 public key in PEM form (the FILE.pub written by "
+        "`arbitru keys new FILE`)",
+    )
+
+
+def _pem_key(
+    path: Path, what: str, load: Callable[[bytes], object], wanted: type[_Key], refusal: str
+) -> _Key:
+    """The key of type `wanted` in the PEM file at `path` (`load` reads it), or a
+    `KeyFileError` naming the file and what it is not (`refusal`)."""
+    data = _read(path, what)
     try:
-        key = serialization.load_pem_public_key(data)
+        key = load(data)
     except (ValueError, TypeError, UnsupportedAlgorithm):
         key = None
-    if not isinstance(key, Ed25519PublicKey):
-        raise KeyFileError(
-            f"{path} is not an Ed25519 public key in PEM form (the FILE.pub written by "
-            "`arbitru keys new FILE`)"
-        )
+    if not isinstance(key, wanted):
+        raise KeyFileError(f"{path} {refusal}")
     return key
 
 

@@ -1,12 +1,15 @@
 import json
 import lzma
 import os
+import random
 from pathlib import Path
 
 import pytest
 
+from engine.bag import Bag
 from engine.board import Board
 from engine.dictionary import Dictionary
+from engine.games.settings import read_settings
 from engine.lexicon import Lexicon
 from engine.notation import Move, parse_move
 from engine.ruleset import Ruleset, load_ruleset
@@ -43,8 +46,30 @@ def peer_positions() -> list[dict]:
 
 
 @pytest.fixture(scope="session")
+def eliptic_positions(peer_positions) -> list[tuple[Board, str]]:
+    """50 peer positions as duplicat eliptic racks: each position's 7 tiles and an 8th drawn
+    (seeded) from what the bag still holds beside the board and the rack; positions whose bag
+    is empty are passed over."""
+    rng = random.Random(2026)
+    found = []
+    for p in peer_positions:
+        board = Board.parse(p["board"])
+        left = Bag.full(load_ruleset()).without_board(board.tile_counts()).take(p["rack"]).tiles()
+        if left:
+            found.append((board, p["rack"] + rng.choice(left)))
+    assert len(found) >= 50
+    return found[:50]
+
+
+@pytest.fixture(scope="session")
 def ruleset() -> Ruleset:
     return load_ruleset("ro-frs")
+
+
+@pytest.fixture(scope="session")
+def eliptic() -> Ruleset:
+    """ro-frs as duplicat eliptic plays it: the variant's default settings applied."""
+    return read_settings(load_ruleset("ro-frs"), {}, "eliptic")[0]
 
 
 @pytest.fixture(scope="session")

@@ -121,6 +121,30 @@ def test_kernel_equals_the_reference_on_random_standard_boards(data):
     assert_same_answers(compiled, reference, board, rack, n, above)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_kernel_equals_the_reference_for_eliptic_racks_on_random_standard_boards(data, eliptic):
+    """A rack of up to 8 tiles, of which a move lays at most 7, the bonus for exactly 7."""
+    compiled, reference = _pair(eliptic, DICTIONARY)
+    board = data.draw(boards(15))
+    rack = data.draw(racks(board, data.draw(st.integers(0, 2)), eliptic))
+    n, above = data.draw(st.integers(1, 30)), data.draw(st.integers(0, 80))
+    assert_same_answers(compiled, reference, board, rack, n, above)
+
+
+def test_kernel_gives_every_move_of_the_reference_for_eliptic_racks_on_peer_positions(
+    peer_dictionary, eliptic_positions, eliptic
+):
+    compiled, reference = _pair(eliptic, peer_dictionary)
+    for board, rack in eliptic_positions[::2]:
+        rack = Rack.parse(rack, eliptic)
+        every = reference.moves(board, rack)
+        laid = [sum(not board.occupied(r, c) for r, c in m.move.squares()) for m in every]
+        assert max(laid, default=0) <= 7, rack.letters
+        above = every[min(len(every), 25) - 1].score if every else 0
+        assert_same_answers(compiled, reference, board, rack, 10, above)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_kernel_equals_the_reference_for_random_racks_on_peer_boards(
@@ -210,7 +234,7 @@ def test_lexicon_bytes_altered_anywhere_are_refused_or_searched_safely():
             altered[rng.randrange(len(altered))] = rng.randrange(256)
         cut = len(altered) if rng.random() < 0.9 else rng.randrange(len(altered))
         built = kernel.for_ruleset(
-            FRS, SimpleNamespace(data=bytes(altered[:cut])), frozenset({"AS", "SA"}), 7, 50
+            FRS, SimpleNamespace(data=bytes(altered[:cut])), frozenset({"AS", "SA"})
         )
         if built is not None:
             usable += 1

@@ -137,7 +137,8 @@ def boards(draw, size: int):
 
 @st.composite
 def racks(draw, board: Board, jokers: int, ruleset: Ruleset = FRS):
-    """A rack the bag can still give beside `board`: 1 to 7 tiles, `jokers` of them jokers."""
+    """A rack the bag can still give beside `board`: 1 tile to a rack's worth (7, or 8 in
+    duplicat eliptic), `jokers` of them jokers."""
     on_board = board.tile_counts()
     assume(on_board.get(JOKER, 0) + jokers <= ruleset.jokers)
     pool = [
@@ -147,7 +148,7 @@ def racks(draw, board: Board, jokers: int, ruleset: Ruleset = FRS):
     ]
     assume(pool)  # a late board may hold every tile of these letters: no rack to draw from it
     chosen = draw(st.lists(st.sampled_from(range(len(pool))), unique=True, min_size=1,
-                           max_size=min(len(pool), 7 - jokers)))  # fmt: skip
+                           max_size=min(len(pool), ruleset.rack_size - jokers)))  # fmt: skip
     return Rack("".join(pool[i] for i in chosen) + JOKER * jokers)
 
 
@@ -288,6 +289,37 @@ def test_tops_equal_the_independent_solvers_maxima_and_move_counts_on_136_peer_p
         for found in top.moves:
             again = check_move(board, found.move, FRS, peer_dictionary, rack)
             assert (again.valid, again.score) == (True, top.top_score), where
+
+
+def test_the_eliptic_top_is_the_best_top_of_the_racks_of_7_within_the_8_on_50_peer_positions(
+    peer_dictionary, eliptic_positions, eliptic
+):
+    """Duplicat eliptic lays at most 7 of the rack's 8: its top is the best of the tops of the
+    rack's 7-tile sub-racks (the brute force), with every move reaching it from any of them."""
+    eight = MoveGenerator(eliptic, peer_dictionary)
+    seven = MoveGenerator(FRS, peer_dictionary)
+    for board, rack in eliptic_positions:
+        top = eight.top(board, Rack.parse(rack, eliptic))
+        tops = [seven.top(board, Rack(rack[:i] + rack[i + 1 :])) for i in range(len(rack))]
+        best = max(t.top_score for t in tops)
+        assert top.top_score == best, rack
+        assert set(top.moves) == {m for t in tops if t.top_score == best for m in t.moves}, rack
+        for found in top.moves:
+            verdict = check_move(board, found.move, eliptic, peer_dictionary, Rack(rack))
+            assert (verdict.valid, verdict.score) == (True, best), rack
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_no_eliptic_move_lays_all_8_tiles_and_7_of_them_earn_the_bonus(compiled, eliptic):
+    dictionary = Dictionary.from_words(["JUCATORI", "JUCATOR", "ACTORI", "ACTOR"])
+    generator = MoveGenerator(eliptic, dictionary, compiled=compiled)
+    moves = generator.moves(Board.empty(), "JUCATORI")
+    assert {m.move.word for m in moves} == {"JUCATOR", "ACTORI", "ACTOR"}
+    top = generator.top(Board.empty(), "JUCATORI")
+    assert [(format_move(m.move), m.score) for m in top.moves] == [
+        ("8D: JUCATOR", 102),
+        ("H4: JUCATOR", 102),
+    ]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

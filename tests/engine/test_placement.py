@@ -101,6 +101,18 @@ def test_a_move_lays_at_most_a_rack_of_tiles(board_with, ruleset):
     assert errors == ("the move lays 15 tiles, a rack holds at most 7",)
 
 
+def test_an_eliptic_move_lays_at_most_7_of_the_racks_8_tiles(board_with, eliptic):
+    board = board_with()
+    verdict = check_move(board, parse_move("H4: JUCATORI"), eliptic, None, Rack("JUCATORI"))
+    assert [(p.code, p.message) for p in verdict.problems] == [
+        ("more_than_a_move_lays", "the move lays 8 tiles, a move lays at most 7 of the rack's 8")
+    ]
+    assert errors_of(board, "H4: JUCATOR", eliptic, rack="JUCATORI") == ()
+    assert errors_of(board, "H1: ABCDEFGILMNOPRS", eliptic) == (
+        "the move lays 15 tiles, a rack holds at most 8",
+    )
+
+
 def test_a_move_cannot_lay_more_copies_than_the_game_has(board_with, ruleset):
     assert errors_of(board_with(), "H8: XX", ruleset) == (
         "the move lays 2 X but the game has 1 and 0 already lie on the board",

@@ -88,6 +88,15 @@ def test_standard_premium_layout_is_symmetric_with_61_premium_squares(ruleset):
         ),
         (lambda d: d.update(vowels="aei"), "vowels: expected capital letters A-Z, got 'aei'"),
         (lambda d: d.update(jokers_only="KA"), "jokers_only: A also have tiles"),
+        (
+            lambda d: d.update(max_laid=8),
+            "max_laid: a move lays at most 8 tiles but a rack holds 7: set max_laid to 7 or less",
+        ),
+        (
+            lambda d: d.update(rack_size=8, max_laid=7, bingo_size=8),
+            "bingo_size: the bonus is for 8 tiles but a move lays at most 7, so no move could"
+            " earn it: set bingo_size to 7 or less",
+        ),
     ],
 )
 def test_malformed_ruleset_error_names_the_field(change, message):
@@ -127,6 +136,17 @@ def test_game_settings_that_are_no_ruleset_field_are_accepted(ruleset):
 def test_bingo_size_defaults_to_the_rack_size_and_may_be_overridden(ruleset):
     assert ruleset.bingo_size == 7
     assert ruleset.with_settings({"bingo_size": 6}).bingo_size == 6
+
+
+def test_a_move_lays_at_most_the_rack_unless_max_laid_says_fewer(ruleset):
+    assert ruleset.max_laid == 7
+    eliptic = ruleset.with_settings({"rack_size": 8, "max_laid": 7})
+    assert (eliptic.rack_size, eliptic.max_laid, eliptic.contradictions()) == (8, 7, ())
+    assert ruleset.with_settings({"rack_size": 6}).contradictions() == (
+        "max_laid: a move lays at most 7 tiles but a rack holds 6: set max_laid to 6 or less",
+        "bingo_size: the bonus is for 7 tiles but a move lays at most 6, so no move could earn"
+        " it: set bingo_size to 6 or less",
+    )
 
 
 def test_unknown_game_setting_is_refused_naming_it(ruleset):

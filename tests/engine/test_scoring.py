@@ -97,6 +97,16 @@ def test_six_tiles_earn_no_bingo(ruleset, board_with):
     assert verdict.bonus == 0
 
 
+def test_eliptic_bingo_is_exactly_7_tiles_of_the_8_and_6_earn_none(board_with, eliptic):
+    board = board_with()
+    seven = judge(board, "H4: JUCATOR", eliptic, rack="JUCATORI")
+    # J on H4 (DL) 20 + UCATOR 6, H8 doubles the word: 52, and the bonus.
+    assert (seven.valid, seven.bingo, seven.bonus, seven.score) == (True, True, 50, 102)
+    six = judge(board, "H8: CURATI", eliptic, rack="JUCATORI")
+    # C on H8 (DW) 1 + URA 3 + T on H12 (DL) 2 + I 1 = 7, doubled; no bonus for 6 tiles.
+    assert (six.valid, six.bingo, six.bonus, six.score) == (True, False, 0, 14)
+
+
 def test_a_joker_on_the_board_scores_zero_in_a_later_word(board_with, ruleset):
     board = board_with(("H8", "vARA"))
     verdict = judge(board, "8G: AVE", ruleset)

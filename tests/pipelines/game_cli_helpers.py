@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from click.testing import Result
@@ -83,3 +84,18 @@ PLAYERS = ("--player", "ana:Ana", "--player", "bob:Bob", "--player", "cri:Cri", 
 def create(arbiter: Arbiter, *extra: str) -> dict[str, Any]:
     """A duplicate game of four players on the default word list."""
     return arbiter.ok("create", arbiter.game, *PLAYERS, "--title", "Hall duplicate", *extra)
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
+DUPLICATE_FIXTURE = FIXTURES / "duplicate-game.jsonl"
+
+
+def import_with_last_round_open(db: str, folder: Path) -> None:
+    """The duplicate fixture (tournament cupa-bucuresti-2026, its fourteen-player game
+    cb26-p1) imported up to its last RoundClosed: the game not ended, so the arbiter can still
+    decide in its last round."""
+    lines = DUPLICATE_FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
+    last_close = max(i for i, line in enumerate(lines) if '"type":"RoundClosed"' in line)
+    opened = folder / "open-last-round.jsonl"
+    opened.write_text("".join(lines[:last_close]), encoding="utf-8")
+    cli("ledger", "import", str(opened), "--db", db)

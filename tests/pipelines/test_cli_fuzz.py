@@ -220,7 +220,8 @@ NASTY = [
     "é" * 3, "Ａ", "x" * 300, "2026-11-30T18:00:00Z", "2026-11-30T18:00:00", "1999",
     "9999-12-31T23:59:59-23:00", "0001-01-01T00:00:00+01:00",
     "solo_bonus=abc", "solo_bonus=10", "top_source=computer", "draw_size=0", "ro-frs", "nope",
-    "duplicate", "completiv", "anticipation", "seeded", "manual", "[", "{}", "null", "\u202e",
+    "duplicate", "completiv", "eliptic", "anticipation", "seeded", "manual",
+    "[", "{}", "null", "\u202e",
 ]  # fmt: skip
 values = st.one_of(st.sampled_from(NASTY), st.text(max_size=12))
 numbers = st.sampled_from(

@@ -205,3 +205,17 @@ def test_batch_exits_0_when_every_line_was_judged_even_invalid_moves(tmp_path):
     result = score("--batch", str(batch), "--no-words")
     assert result.exit_code == 0
     assert [json.loads(x)["valid"] for x in result.stdout.splitlines()] == [True, False]
+
+
+def test_an_eliptic_move_scores_the_bonus_for_7_of_8_and_is_refused_for_8(tmp_path):
+    board = tmp_path / "empty.txt"
+    board.write_text("\n".join(["." * 15] * 15) + "\n")
+    eliptic = ("--board", str(board), "--rack", "JUCATORI", "--no-words", "--variant", "eliptic")
+    seven = score("--move", "H4: JUCATOR", *eliptic, "--json")
+    assert seven.exit_code == 0, seven.output
+    assert json.loads(seven.stdout)["score"] == 102
+    shown = score("--move", "H4: JUCATOR", *eliptic)
+    assert "7 tiles of the rack" in shown.stdout and "valid: 102 points" in shown.stdout
+    eight = score("--move", "H4: JUCATORI", *eliptic, "--json")
+    assert eight.exit_code == 1
+    assert [p["code"] for p in json.loads(eight.stdout)["problems"]] == ["more_than_a_move_lays"]

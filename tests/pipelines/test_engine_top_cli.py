@@ -191,3 +191,24 @@ def test_limit_n_gives_the_first_n_of_every_move_even_through_ties(board_file):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["moves"] == [{"move": format_move(m.move), "score": m.score} for m in every[:tied]]
+
+
+def test_an_eliptic_top_lays_at_most_7_of_8_and_a_duplicate_rack_holds_7(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("JUCATORI\nJUCATOR\nACTORI\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n".join(EMPTY) + "\n")
+    args = ["--board", str(empty), "--rack", "JUCATORI", "--dict", str(words)]
+    result = engine_top(*args, "--variant", "eliptic", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["top_score"] == 102
+    assert {m["move"] for m in data["moves"]} == {"8D: JUCATOR", "H4: JUCATOR"}
+    refused = engine_top(*args, "--json")
+    assert refused.exit_code == 2
+    assert "rack 'JUCATORI': 8 tiles, a rack holds at most 7" in refused.output
+    unknown = engine_top(*args, "--variant", "completiv")
+    assert unknown.exit_code == 2
+    assert "the engine commands judge duplicate or eliptic racks" in " ".join(
+        unknown.output.split()
+    )

@@ -1,22 +1,26 @@
 """`arbitru game warn` through the real CLI and ledger, on SQLite and PostgreSQL: a warning is
 recorded (or only shown with --dry-run), revoked by `game revoke`, counted in `game results`,
-`game standings`, `game table` and the Parquet export (replayed or from the read models), and
-costs points only when the game's settings turn every Nth warning into a penalty."""
+`game standings`, `game table`, the tournament and season tables and the Parquet export
+(replayed or from the read models), and costs points only when the game's settings turn every
+Nth warning into a penalty."""
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
 import pyarrow.dataset as ds
 import pytest
 import sqlalchemy as sa
-from game_cli_helpers import Arbiter, cli, create
+from game_cli_helpers import Arbiter, cli, create, import_with_last_round_open, runner
 
 from ledger import EventStore
 from ledger.database import create_db_engine
+from pipelines.cli.arbitru import app
 from pipelines.season import parquet_schemas as schemas
+from pipelines.season.tournaments import read_tournaments, results
 from tests.ledger.ledger_helpers import ledger_at
 
 pytestmark = pytest.mark.usefixtures("default_home")
@@ -192,3 +196,63 @@ def test_upgrading_read_models_from_0005_keeps_their_standings_with_no_warnings(
             assert found.all() == [(32, 0)]
     finally:
         engine.dispose()
+
+
+def _csv_warnings(path: Path) -> dict[str, int]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {r["player_id"]: int(r["warnings"]) for r in csv.DictReader(handle)}
+
+
+def _html_warnings(path: Path, names: dict[str, str]) -> dict[str, int]:
+    """Each player's `warnings` cell of a ranking table's page, by the name its row shows."""
+    page = path.read_text(encoding="utf-8")
+    heads = re.findall(r"<th[^>]*>([^<]*)</th>", page)
+    rows = [
+        re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", page)
+    ]
+    at = heads.index("warnings")
+    by_name = {cells[1]: int(cells[at]) for cells in rows if cells}
+    return {player: by_name[name] for player, name in names.items()}
+
+
+def test_tournament_and_season_tables_sum_the_warnings_that_stand(
+    db_url: str, tmp_path: Path
+) -> None:
+    import_with_last_round_open(db_url, tmp_path)
+    arbiter = Arbiter(db_url, game="cb26-p1")
+    leader, second = (s["player_id"] for s in arbiter.view("standings", "cb26-p1")["standings"][:2])
+    for player in (leader, leader, second):
+        arbiter.ok("warn", "cb26-p1", "--player", player, "--reason", "talking")
+    revoked = arbiter.ok("warn", "cb26-p1", "--player", second, "--reason", "mistaken")
+    arbiter.ok(
+        "revoke", "cb26-p1", "--event", revoked["events"][0]["event_id"], "--reason", "appeal"
+    )
+    game = {
+        s["player_id"]: s["warnings"] for s in arbiter.view("standings", "cb26-p1")["standings"]
+    }
+    assert (game[leader], game[second], sum(game.values())) == (2, 1, 3)
+
+    for command in (["tournament", "table", "cupa-bucuresti-2026"], ["season", "table"]):
+        args = [*command, "--db", db_url]
+        shown = cli(*args, "--json")["standings"]
+        assert {s["player_id"]: s["warnings"] for s in shown} == game, command
+        names = {s["player_id"]: s["name"] for s in shown}
+        sheet, page = tmp_path / "table.csv", tmp_path / "table.html"
+        cli(*args, "--csv", str(sheet), "--html", str(page))
+        assert _csv_warnings(sheet) == game, command
+        assert _html_warnings(page, names) == game, command
+        terminal = runner.invoke(app, args)
+        assert terminal.exit_code == 0 and "warn." in terminal.stdout
+
+    cli("export", "--out", str(tmp_path / "export"), "--db", db_url)
+    partitioning = ds.partitioning(schemas.PARTITIONING, flavor="hive")
+    exported = ds.dataset(tmp_path / "export" / "standings", partitioning=partitioning).to_table()
+    rows = [r for r in exported.to_pylist() if r["level"] == "tournament"]
+    assert {r["player_id"]: r["warnings"] for r in rows} == game
+
+    cli("recompute", "--db", db_url)
+    with EventStore(db_url) as opened:
+        (replayed,) = results(opened, read_tournaments(opened))
+        (recomputed,) = results(opened, read_tournaments(opened), recomputed=True)
+    for standings in (replayed.standings, recomputed.standings):
+        assert {s.player_id: s.warnings for s in standings} == game

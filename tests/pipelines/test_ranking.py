@@ -11,6 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from game_cli_helpers import DUPLICATE_FIXTURE, import_with_last_round_open
 from typer.testing import CliRunner
 
 from engine.games.projections import Standing
@@ -20,7 +21,6 @@ from pipelines.season.tournaments import Registration, Tournament, tournament_st
 
 runner = CliRunner()
 
-GAME_FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
 VALUE_14 = (606, 438, 370, 317, 273, 235, 201, 169, 141, 114, 88, 64, 42, 20)
 VALUE_100_TOP_TEN = (1000, 859, 801, 757, 720, 688, 659, 632, 608, 585)
 
@@ -132,7 +132,7 @@ def _invoke(args: list[str], code: int = 0):
 
 @pytest.fixture
 def game_ledger(db_url: str) -> str:
-    _invoke(["ledger", "import", str(GAME_FIXTURE), "--db", db_url])
+    _invoke(["ledger", "import", str(DUPLICATE_FIXTURE), "--db", db_url])
     return db_url
 
 
@@ -213,11 +213,7 @@ def four_tied_first(db_url: str, tmp_path: Path) -> str:
     """The fourteen-player game with its last round still open (the fixture up to its last
     RoundClosed), where the arbiter's penalties bring the first three down to the fourth's
     total: four players tied first of fourteen."""
-    lines = GAME_FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
-    last_close = max(i for i, line in enumerate(lines) if '"type":"RoundClosed"' in line)
-    opened = tmp_path / "open-last-round.jsonl"
-    opened.write_text("".join(lines[:last_close]), encoding="utf-8")
-    _invoke(["ledger", "import", str(opened), "--db", db_url])
+    import_with_last_round_open(db_url, tmp_path)
     game = json.loads(_invoke(["game", "standings", "cb26-p1", "--db", db_url, "--json"]).stdout)
     top = game["standings"][:4]
     assert len(game["standings"]) == 14 and len({s["total"] for s in top}) == 4

@@ -15,7 +15,7 @@ from pipelines.simulate.season import PLACES, SEASON_VARIANTS, plan_season, shor
 
 runner = CliRunner()
 
-SMALL = ["--tournaments", "3", "--games", "1", "--players", "3"]
+SMALL = ["--tournaments", "4", "--games", "1", "--players", "3"]
 
 
 def _simulate(out: Path, seed: int) -> bytes:
@@ -47,7 +47,7 @@ def test_a_simulated_season_verifies_imports_and_plays_every_variant(simulated, 
     created = [e["payload"] for e in events if e["type"] == "GameCreated"]
     assert [c["variant"] for c in created] == list(SEASON_VARIANTS)
     tournaments = [e["payload"] for e in events if e["type"] == "TournamentCreated"]
-    assert len(tournaments) == 3 and len(created) == 3
+    assert len(tournaments) == 4 and len(created) == 4
     assert [c["tournament_id"] for c in created] == [t["tournament_id"] for t in tournaments]
     season = runner.invoke(app, ["season", "standings", "--db", db, "--json"])
     assert season.exit_code == 0, season.output

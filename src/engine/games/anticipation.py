@@ -94,12 +94,7 @@ def _events(state: GameState, command: Command) -> list[Event]:
             raise GameRuleError(
                 "no_top", "every player plays their own board: an anticipation round has no top"
             )
-    events = duplicate.restated(command)
-    if events is None:
-        raise GameRuleError(
-            "unknown_command", f"{type(command).__name__} is not an anticipation command"
-        )
-    return events
+    return duplicate.restated(command, "an anticipation")
 
 
 def decide(state: GameState, command: Command) -> list[Event]:

@@ -31,7 +31,7 @@ from engine.bag import Bag
 from engine.board import Board
 from engine.games.context import GameContext, Judgement
 from engine.movegen import ScoredMove, Top, find_top
-from engine.notation import Chosen, Move, NotationError, format_tile, parse_move
+from engine.notation import Chosen, Move, format_tile
 from engine.problems import Problem
 from engine.rack import Rack
 from engine.ruleset import Ruleset
@@ -74,12 +74,9 @@ class CompletivContext(GameContext):
             found = self._stocks[key] = stock_of(self.ruleset, board, rack)
         return found
 
-    def _judge(self, board: Board, rack: str, text: str) -> Judgement:
-        move = parse_move(text)
-        if isinstance(move, NotationError):
-            problem = Problem("unreadable", f"unreadable: {move.message}")
-            return Judgement(text, None, None, (problem,), 0)
-        verdict = self.check(board, rack, move)
+    def _judge_move(
+        self, board: Board, rack: str, text: str, move: Move, verdict: Verdict
+    ) -> Judgement:
         beyond = beyond_rack(verdict, rack)
         chosen = move.chosen
         if chosen is None:

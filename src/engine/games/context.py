@@ -68,7 +68,13 @@ class GameContext:
         if isinstance(move, NotationError):
             problem = Problem("unreadable", f"unreadable: {move.message}")
             return Judgement(text, None, None, (problem,), 0)
-        verdict = self.check(board, rack, move)
+        return self._judge_move(board, rack, text, move, self.check(board, rack, move))
+
+    def _judge_move(
+        self, board: Board, rack: str, text: str, move: Move, verdict: Verdict
+    ) -> Judgement:
+        """A readable submission judged from its move's verdict. Only duplicat-completiv lets a
+        move choose a letter from the stock (`CompletivContext` judges it); here that is refused."""
         if move.chosen is not None:
             mark = format_tile(move.chosen.letter, move.chosen.joker)
             problem = Problem(
@@ -99,10 +105,13 @@ class GameContext:
 
 
 def context_for(created: GameCreated, dictionary: Dictionary) -> GameContext:
-    """The context a GameCreated asks for: its ruleset by name with its settings applied.
+    """The context a GameCreated asks for: its ruleset by name with its variant's settings
+    (`VARIANT_SETTINGS`) and its own applied.
 
     Settings that cannot be applied are reported in `GameSettings.problems`, never raised;
     an unknown ruleset name raises `RulesetError` (the game cannot be judged without it).
     """
-    ruleset, settings = read_settings(load_ruleset(created.ruleset), created.settings)
+    ruleset, settings = read_settings(
+        load_ruleset(created.ruleset), created.settings, created.variant
+    )
     return GameContext(ruleset, settings, dictionary)

@@ -134,7 +134,7 @@ def created_events(command: CreateGame) -> list[Event]:
         ruleset = load_ruleset(command.ruleset)
     except RulesetError as exc:
         raise GameRuleError("unknown_ruleset", str(exc)) from None
-    problems = check_settings(ruleset, command.settings)
+    problems = check_settings(ruleset, command.settings, command.variant)
     if problems:
         raise GameRuleError("bad_setting", "; ".join(problems))
     if command.draw == "seeded" and command.seed_commitment is None:
@@ -263,10 +263,12 @@ RESTATED = (JoinPlayer, Submit, Annul, Penalise, Warn, Correct, Revoke, RevealSe
 penalty, a warning, a correction, a revocation, the seed revealed): the fold judges them."""
 
 
-def restated(command: Command) -> list[Event] | None:
-    """The event that restates the command, for the commands of `RESTATED`; None for the
-    others, which each variant decides."""
-    return [event_of(command)] if isinstance(command, RESTATED) else None
+def restated(command: Command, variant: str) -> list[Event]:
+    """The event that restates the command, for the commands of `RESTATED`: the others are
+    each variant's own to decide, so one that reaches here is not a command of `variant`."""
+    if not isinstance(command, RESTATED):
+        raise GameRuleError("unknown_command", f"{type(command).__name__} is not {variant} command")
+    return [event_of(command)]
 
 
 def _events(state: GameState, command: Command) -> list[Event]:
@@ -279,12 +281,7 @@ def _events(state: GameState, command: Command) -> list[Event]:
             return _close(state, command)
         case EndGame():
             return end_events(state, command)
-    events = restated(command)
-    if events is None:
-        raise GameRuleError(
-            "unknown_command", f"{type(command).__name__} is not a duplicate command"
-        )
-    return events
+    return restated(command, "a duplicate")
 
 
 def decide(state: GameState, command: Command) -> list[Event]:

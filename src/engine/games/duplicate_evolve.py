@@ -53,10 +53,11 @@ from engine.games.state import (
 Settle = Callable[[GameState, RoundState, PlayerRound], RoundState]
 """A variant's judging of a player's parts again after a decision (`rounds.settle`)."""
 
-FOLDED = frozenset({"duplicate", "completiv"})
+FOLDED = frozenset({"duplicate", "completiv", "eliptic"})
 """The variants this fold plays: duplicat-completiv differs from duplicate only in how a
 submission is judged and the computer's top searched (its context, `engine.games.completiv`)
-and in the chosen letter a top takes from the stock (`rounds.laid_from`)."""
+and in the chosen letter a top takes from the stock (`rounds.laid_from`); duplicat eliptic
+only in its numbers (a rack of 8, at most 7 laid: `settings.VARIANT_SETTINGS`)."""
 
 
 class Ignore(Exception):

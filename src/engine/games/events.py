@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Union, get_args
 
-VARIANTS = ("duplicate", "completiv", "anticipation")
+VARIANTS = ("duplicate", "completiv", "eliptic", "anticipation")
 DRAW_MODES = ("manual", "seeded")
 """The values GameCreated's `variant` and `draw` may take."""
 

@@ -54,10 +54,16 @@ def initial_state(resolve: Resolve) -> GameState:
 
 
 VARIANTS: Mapping[str, ModuleType] = MappingProxyType(
-    {"duplicate": duplicate, "completiv": completiv, "anticipation": anticipation}
+    {
+        "duplicate": duplicate,
+        "completiv": completiv,
+        "eliptic": duplicate,
+        "anticipation": anticipation,
+    }
 )
 """The variant modules, by GameCreated.variant: each has `decide` and `evolve`. A game of a
-variant not listed is kept as ignored from its GameCreated on (`variant_not_supported`)."""
+variant not listed is kept as ignored from its GameCreated on (`variant_not_supported`).
+Duplicat eliptic is duplicate played with other numbers (`settings.VARIANT_SETTINGS`)."""
 
 
 def _variant(state: GameState, opening: object) -> ModuleType:

@@ -13,6 +13,10 @@ it cannot use, is kept and reported in `GameSettings.problems` and the default s
 or the name of a preset, `"fisf"` (2+2 up to round 15, then 1+1). Without it, `min_vowels`
 and `min_consonants` apply from round 1.
 
+A variant may play other numbers than the ruleset's by default (`VARIANT_SETTINGS`): duplicat
+eliptic's rack holds 8 tiles, of which a move lays at most 7 and the bonus is for exactly 7.
+Its game's own settings override those defaults as they override the ruleset's.
+
 `warnings_penalty_after` N and `warnings_penalty_points` P, set together, turn a player's every
 Nth standing warning of the game into a penalty of P points in the round of that warning: the
 project's decision, off by default, since the federation's texts name no such rule.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.ruleset import GAME_SETTINGS, Ruleset, RulesetError
@@ -42,6 +47,13 @@ PRESETS: Mapping[str, tuple[DrawMinimum, ...]] = {
     "fisf": (DrawMinimum(1, 2, 2), DrawMinimum(16, 1, 1)),
 }
 """Named vowel/consonant rules by round range."""
+
+VARIANT_SETTINGS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {"eliptic": MappingProxyType({"rack_size": 8, "max_laid": 7, "bingo_size": 7})}
+)
+"""The settings a variant plays with unless its game sets them (the project's decisions for
+duplicat eliptic, whose written rules were not found: docs/rules.md, section 5). The vowel and
+consonant minimums, the bonus and the solo stay the ruleset's."""
 
 
 @dataclass(frozen=True)
@@ -132,14 +144,20 @@ def _warnings_penalty(settings: Mapping[str, Any], problems: list[str]) -> tuple
         return 0, 0
 
 
-def read_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[Ruleset, GameSettings]:
-    """The ruleset with the game's overrides and the game's settings; never raises.
+def read_settings(
+    ruleset: Ruleset, settings: Mapping[str, Any], variant: str = "duplicate"
+) -> tuple[Ruleset, GameSettings]:
+    """The ruleset with the variant's and the game's overrides, and the game's settings;
+    never raises.
 
     Each key is applied alone: one that is unknown or holds a bad value is reported in
     `GameSettings.problems` (and unknown keys kept in `unknown`), and the default stands.
+    Sizes that cannot go together once all are applied (`Ruleset.contradictions`), and a
+    vowel/consonant rule no rack of the draw size can keep, are reported too.
     """
     problems: list[str] = []
     unknown: dict[str, Any] = {}
+    settings = {**VARIANT_SETTINGS.get(variant, {}), **settings}
     for key, value in settings.items():
         if key in GAME_SETTINGS:
             continue
@@ -177,6 +195,13 @@ def read_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[Rulese
             problems.append(
                 f"settings.top_source: expected {' or '.join(TOP_SOURCES)}, got {value!r}"
             )
+    problems.extend(f"settings.{problem}" for problem in ruleset.contradictions())
+    problems.extend(
+        f"settings.draw_minimums: from round {rule.from_round}, a rack of {draw_size} tiles"
+        f" cannot hold {rule.vowels} vowel(s) and {rule.consonants} consonant(s)"
+        for rule in minimums
+        if rule.vowels + rule.consonants > draw_size
+    )
     warnings_after, warnings_points = _warnings_penalty(settings, problems)
     game = GameSettings(
         draw_size=draw_size,
@@ -193,6 +218,8 @@ def read_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[Rulese
     return ruleset, game
 
 
-def check_settings(ruleset: Ruleset, settings: Mapping[str, Any]) -> tuple[str, ...]:
+def check_settings(
+    ruleset: Ruleset, settings: Mapping[str, Any], variant: str = "duplicate"
+) -> tuple[str, ...]:
     """Every problem of a game's settings (empty when they can all be applied)."""
-    return read_settings(ruleset, settings)[1].problems
+    return read_settings(ruleset, settings, variant)[1].problems

@@ -252,6 +252,9 @@ def _next_steps(
     if "anticipation" in variants:
         tries.append((f"arbitru game replay {variants['anticipation']} --player p02",
                       "anticipation: a player's own board"))  # fmt: skip
+    if "eliptic" in variants:
+        tries.append((f"arbitru game results {variants['eliptic']} --round 1",
+                      "eliptic: 8 tiles on the rack, at most 7 laid"))  # fmt: skip
     tries += [
         ("arbitru ledger verify", "check the hash chain again"),
         ("arbitru season table", "the federation's scales: no value-12 scale yet, no points"),

@@ -24,6 +24,7 @@ from pipelines.cli.inputs import (
     JsonOption,
     RackOption,
     RulesetOption,
+    VariantOption,
     board_from_json,
     console,
     emit_json,
@@ -32,6 +33,7 @@ from pipelines.cli.inputs import (
     read_board_file,
     resolve_dictionary,
     resolve_ruleset,
+    when_batch,
 )
 
 engine_app = typer.Typer(help="The rules engine: score moves, find the top.", no_args_is_help=True)
@@ -104,7 +106,7 @@ def _show_verdict(verdict: Verdict, board: Board, ruleset: Ruleset) -> None:
         factor = f" x{w.word_factor}" if w.word_factor > 1 else ""
         table.add_row(w.written, squares + factor, str(w.score))
     if verdict.bonus:
-        table.add_row("bingo", "all tiles of the rack", str(verdict.bonus))
+        table.add_row("bingo", f"{len(verdict.tiles)} tiles of the rack", str(verdict.bonus))
     console.print(table)
     if verdict.valid:
         console.print(f"[bold green]valid[/]: {verdict.score} points")
@@ -129,16 +131,15 @@ def score(
     ] = None,
     as_json: JsonOption = False,
     ruleset_name: RulesetOption = "ro-frs",
+    variant: VariantOption = "duplicate",
 ) -> None:
     """Validate and score a move: words formed, premiums, bonus, and every broken rule."""
-    ruleset = resolve_ruleset(ruleset_name)
-    if batch is not None:
-        if board_file is not None or move is not None or rack is not None:
-            fail("--batch replaces --board, --move and --rack: give either")
-        dictionary = resolve_dictionary(dict_spec, no_words)
-        raise typer.Exit(
-            ExitCode.OK if _score_batch(batch, ruleset, dictionary) else ExitCode.NEGATIVE
-        )
+    ruleset = resolve_ruleset(ruleset_name, variant)
+    when_batch(
+        batch,
+        {"--board": board_file, "--move": move, "--rack": rack},
+        lambda path: _score_batch(path, ruleset, resolve_dictionary(dict_spec, no_words)),
+    )
     if board_file is None or move is None:
         fail('give --board FILE and --move "H8: VARA" (or --batch FILE.jsonl)')
     board = read_board_file(board_file, ruleset)

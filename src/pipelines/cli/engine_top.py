@@ -25,13 +25,13 @@ from engine.notation import format_move
 from engine.rack import Rack, RackError
 from engine.ruleset import Ruleset
 from pipelines.cli.board import board_table
-from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import (
     BoardOption,
     DictOption,
     JsonOption,
     RackOption,
     RulesetOption,
+    VariantOption,
     board_from_json,
     console,
     emit_json,
@@ -40,6 +40,7 @@ from pipelines.cli.inputs import (
     read_board_file,
     resolve_dictionary,
     resolve_ruleset,
+    when_batch,
 )
 from pipelines.files.errors import tell
 from pipelines.games.limits import NUMBERS
@@ -167,16 +168,17 @@ def top(
     ] = None,
     as_json: JsonOption = False,
     ruleset_name: RulesetOption = "ro-frs",
+    variant: VariantOption = "duplicate",
 ) -> None:
     """Find the top: the best score for a rack on a board, and every move reaching it."""
-    ruleset = resolve_ruleset(ruleset_name)
-    if batch is not None:
-        if board_file is not None or rack is not None:
-            fail("--batch replaces --board and --rack: give either")
-        generator = generator_for(ruleset, resolve_dictionary(dict_spec))
-        raise typer.Exit(
-            ExitCode.OK if _batch(batch, generator, ruleset, limit) else ExitCode.NEGATIVE
-        )
+    ruleset = resolve_ruleset(ruleset_name, variant)
+    when_batch(
+        batch,
+        {"--board": board_file, "--rack": rack},
+        lambda path: _batch(
+            path, generator_for(ruleset, resolve_dictionary(dict_spec)), ruleset, limit
+        ),
+    )
     if board_file is None or rack is None:
         fail("give --board FILE and --rack LETTERS (or --batch FILE.jsonl)")
     board = read_board_file(board_file, ruleset)

@@ -19,18 +19,16 @@ import typer
 from engine.echo import echo
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
-from ledger.default_url import DEFAULT_URL
 from ledger.input_files import STDIN
 from pipelines.cli import views
 from pipelines.cli.game_common import (
-    ActorOption,
-    DryRunOption,
+    Append,
     GameArg,
     LateOption,
     PartOption,
     RoundOption,
     SourceOption,
-    actor_of,
+    appends,
     checked,
     player_id,
     reported,
@@ -39,7 +37,7 @@ from pipelines.cli.game_common import (
     run_in_round,
     time_option,
 )
-from pipelines.cli.inputs import DbOption, DictOption, JsonOption, RulesetOption, fail
+from pipelines.cli.inputs import DictOption, RulesetOption, fail
 from pipelines.games import limits
 from pipelines.games.inputs import (
     InputError,
@@ -123,10 +121,11 @@ def _seed(game: str, seed_file: Path | None) -> str:
         fail(str(exc))
 
 
+@appends
 def create_command(
     game: GameArg,
     variant: Annotated[
-        str, typer.Option("--variant", help="duplicate, completiv or anticipation.")
+        str, typer.Option("--variant", help="duplicate, completiv, eliptic or anticipation.")
     ] = "duplicate",
     player: Annotated[
         list[str] | None,
@@ -160,10 +159,8 @@ def create_command(
         str | None, typer.Option("--tournament", help="The tournament id, if any.")
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="A title for the game.")] = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Create a game: its variant, rules, dictionary, draw mode and players."""
     if variant not in PLAYABLE_VARIANTS:
@@ -192,7 +189,7 @@ def create_command(
     commitment = None
     seed_note: tuple[str, Path | None, bool] | None = None
     if draw == "seeded":
-        seed_note = _seed_for_create(game, seed_file, dry_run)
+        seed_note = _seed_for_create(game, seed_file, to.dry_run)
         commitment = seed_commitment(seed_note[0])
     command = cmd.CreateGame(
         game_id=stream.split("/", 1)[1],
@@ -205,34 +202,34 @@ def create_command(
         dictionary=dictionary,
         draw=draw,
         seed_commitment=commitment,
-        actor=actor_of(actor),
+        actor=to.who(),
     )
-    run(db, game, [command], dry_run=dry_run, as_json=as_json, create=True)
-    if seed_note is not None and not as_json:
+    run(to, game, [command], create=True)
+    if seed_note is not None and not to.as_json:
         views.show_seed_note(*seed_note, shown=show_seed)
     elif seed_note is not None and show_seed:
         views.err.print(f"seed: {seed_note[0]}")
 
 
+@appends
 def join_command(
     game: GameArg,
     player: Annotated[
         list[str], typer.Option("--player", help="A player as id or id:Name; repeatable.")
     ],
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Add players to a game."""
-    who = actor_of(actor)
+    who = to.who()
     commands: list[cmd.Command] = [
         cmd.JoinPlayer(player_id=p.player_id, name=p.name, actor=who)
         for p in _players(player, None)
     ]
-    run(db, game, commands, dry_run=dry_run, as_json=as_json)
+    run(to, game, commands)
 
 
+@appends
 def draw_command(
     game: GameArg,
     tiles: Annotated[
@@ -255,10 +252,8 @@ def draw_command(
         int | None, typer.Option("--round", min=1, help="The round (default: the next one).")
     ] = None,
     seed_file: SeedFileOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Draw the tiles that complete the rack.
 
@@ -281,13 +276,14 @@ def draw_command(
             rejected=tuple(rejected or ()),
             seed=seed,
             deadline=time_option(deadline, "--deadline"),
-            actor=actor_of(actor),
+            actor=to.who(),
         )
         return [command]
 
-    run(db, game, draw, dry_run=dry_run, as_json=as_json)
+    run(to, game, draw)
 
 
+@appends
 def submit_command(
     game: GameArg,
     player: Annotated[str | None, typer.Option("--player", help="The player's id.")] = None,
@@ -315,17 +311,15 @@ def submit_command(
     late: LateOption = False,
     source: SourceOption = None,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Record submissions exactly as written.
 
     One (--player, --text) or a whole file (--file), each kept with its source; unreadable
     ones are kept too and score 0."""
     arrival = time_option(received_at, "--received-at")
-    who = actor_of(actor)
+    who = to.who()
     if file is not None:
         if player is not None or text is not None:
             fail("--file replaces --player and --text: give either")
@@ -354,7 +348,7 @@ def submit_command(
             ]
             return checked_arrivals(now, slips, late=late)
 
-        run(db, game, joined, dry_run=dry_run, as_json=as_json)
+        run(to, game, joined)
         return
     else:
         if player is None or text is None:
@@ -371,49 +365,44 @@ def submit_command(
                 actor=who,
             )
         ]
-    run_in_round(
-        db, game, *slips, round_number=round_number, dry_run=dry_run, as_json=as_json, late=late
-    )
+    run_in_round(to, game, *slips, round_number=round_number, late=late)
 
 
+@appends
 def close_round_command(
     game: GameArg,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Close a round: its results are published.
 
     Nothing about the round is accepted afterwards."""
-    command = partial(cmd.CloseRound, actor=actor_of(actor))
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    command = partial(cmd.CloseRound, actor=to.who())
+    run_in_round(to, game, command, round_number=round_number)
 
 
+@appends
 def reveal_seed_command(
     game: GameArg,
     seed_file: SeedFileOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Publish a seeded game's seed, so that anyone can re-derive every draw."""
-    command = cmd.RevealSeed(seed=_seed(game, seed_file), actor=actor_of(actor))
-    run(db, game, [command], dry_run=dry_run, as_json=as_json)
+    command = cmd.RevealSeed(seed=_seed(game, seed_file), actor=to.who())
+    run(to, game, [command])
 
 
+@appends
 def end_command(
     game: GameArg,
     reason: Annotated[
         str, typer.Option("--reason", help="Why the game ends (e.g. the bag is played out).")
     ] = "the bag is played out",
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """End the game."""
-    command = cmd.EndGame(reason=checked("reason", reason, "--reason"), actor=actor_of(actor))
-    run(db, game, [command], dry_run=dry_run, as_json=as_json)
+    command = cmd.EndGame(reason=checked("reason", reason, "--reason"), actor=to.who())
+    run(to, game, [command])

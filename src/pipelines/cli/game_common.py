@@ -9,21 +9,24 @@ still shown, after one line saying so, and exits 1 (`view_of`)."""
 from __future__ import annotations
 
 import getpass
+import inspect
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 from rich.markup import escape
 
 from engine.games import commands as cmd
+from ledger.default_url import DEFAULT_URL
 from ledger.errors import LedgerAltered, LedgerError, NoLedger
 from pipelines.cli import views
 from pipelines.cli.exits import ExitCode
-from pipelines.cli.inputs import fail
+from pipelines.cli.inputs import DbOption, JsonOption, fail
 from pipelines.files.errors import system_refused
 from pipelines.games import limits
 from pipelines.games.inputs import InputError, parse_time
@@ -278,29 +281,71 @@ def time_option(text: str | None, option: str) -> datetime | None:
         fail(str(exc))
 
 
-def run(
-    db: str,
-    game: str,
-    commands: Commands,
-    *,
-    dry_run: bool,
-    as_json: bool,
-    create: bool = False,
-) -> None:
+@dataclass(frozen=True)
+class Append:
+    """How a command that appends to a game was asked to run: on the ledger at `db` (--db),
+    shown as JSON or not (--json), recorded by `actor` (--actor) or only shown (--dry-run)."""
+
+    db: str
+    as_json: bool
+    actor: str | None
+    dry_run: bool
+
+    def who(self) -> str:
+        """Who records the events (`actor_of`): asked when the command makes them, after its
+        own options are checked, so that the first bad option is the one named."""
+        return actor_of(self.actor)
+
+
+_APPEND_OPTIONS = [
+    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind, default=value)
+    for name, kind, value in (
+        ("db", DbOption, DEFAULT_URL),
+        ("as_json", JsonOption, False),
+        ("actor", ActorOption, None),
+        ("dry_run", DryRunOption, False),
+    )
+]
+
+
+def appends(command: Callable[..., None]) -> Callable[..., None]:
+    """`command`, which is handed an `Append` as `to`, as Typer is to see it: with --db,
+    --json, --actor and --dry-run as its last options, in that order. Every command that
+    appends to a game takes these four the same way, so they are declared here once."""
+    hints = get_type_hints(command, include_extras=True)
+    own = [
+        given.replace(annotation=hints[given.name])
+        for given in inspect.signature(command).parameters.values()
+        if given.name != "to"
+    ]
+
+    def typed(**given: Any) -> None:
+        to = Append(*(given.pop(option.name) for option in _APPEND_OPTIONS))
+        command(**given, to=to)
+
+    shown = inspect.Signature([*own, *_APPEND_OPTIONS], return_annotation=None)
+    typed.__signature__ = shown  # type: ignore[attr-defined]
+    typed.__annotations__ = {option.name: option.annotation for option in own + _APPEND_OPTIONS}
+    typed.__name__, typed.__qualname__ = command.__name__, command.__qualname__
+    typed.__module__, typed.__doc__ = command.__module__, command.__doc__
+    return typed
+
+
+def run(to: Append, game: str, commands: Commands, *, create: bool = False) -> None:
     """Hand the commands to the service and show what happened. A dry run of `create` on a
     ledger that does not exist yet runs against none, and creates none."""
-    if create and dry_run and no_ledger(db):
+    if create and to.dry_run and no_ledger(to.db):
         with reported():
             outcome = execute(None, game, commands, dry_run=True)
     else:
         from ledger.integrity import check_recent
 
-        with store(db, create=create and not dry_run) as opened:
+        with store(to.db, create=create and not to.dry_run) as opened:
             check_recent(opened)
-            outcome = execute(opened, game, commands, dry_run=dry_run)
+            outcome = execute(opened, game, commands, dry_run=to.dry_run)
             if any(event.type in _SIGNED_AFTER for event in outcome.recorded):
                 _checkpoint(opened)
-    views.show_outcome(outcome, as_json=as_json)
+    views.show_outcome(outcome, as_json=to.as_json)
 
 
 _SIGNED_AFTER = frozenset({"RoundClosed", "GameEnded"})
@@ -330,12 +375,10 @@ def _checkpoint(opened: EventStore) -> None:
 
 
 def run_in_round(
-    db: str,
+    to: Append,
     game: str,
     *commands: Callable[..., cmd.Command],
     round_number: int | None,
-    dry_run: bool,
-    as_json: bool,
     late: bool | None = None,
 ) -> None:
     """`run` for commands about one round, each made given `round=`: round `round_number`,
@@ -351,7 +394,7 @@ def run_in_round(
     )
     if late is not None:
         made = partial(_slips, made, late)
-    run(db, game, made, dry_run=dry_run, as_json=as_json)
+    run(to, game, made)
 
 
 def _slips(made: Commands, late: bool, now: Game) -> list[cmd.Command]:

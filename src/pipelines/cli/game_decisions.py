@@ -9,59 +9,56 @@ from typing import Annotated
 import typer
 
 from engine.games import commands as cmd
-from ledger.default_url import DEFAULT_URL
 from pipelines.cli import views
 from pipelines.cli.game_common import (
-    ActorOption,
-    DryRunOption,
+    Append,
     GameArg,
     PartOption,
     PlayerOption,
     ReasonOption,
     RoundOption,
-    actor_of,
+    appends,
     checked,
     checked_number,
     run,
     run_in_round,
 )
-from pipelines.cli.inputs import DbOption, JsonOption, fail
+from pipelines.cli.inputs import fail
 from pipelines.games.service import CommandRefused, Game
 
 
+@appends
 def choose_top_command(
     game: GameArg,
     move: Annotated[
         str, typer.Option("--move", help='The top chosen among equal tops, e.g. "H4: JUCATOR".')
     ],
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Choose the top among different moves of equal top score."""
-    command = partial(cmd.ChooseTop, move=checked("slip", move, "--move"), actor=actor_of(actor))
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    command = partial(cmd.ChooseTop, move=checked("slip", move, "--move"), actor=to.who())
+    run_in_round(to, game, command, round_number=round_number)
 
 
+@appends
 def annul_command(
     game: GameArg,
     player: PlayerOption,
     reason: ReasonOption,
     part: PartOption = 1,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Annul a player's submission (it scores 0; the submission stays recorded)."""
     reason = checked("reason", reason, "--reason")
-    command = partial(cmd.Annul, player_id=player, reason=reason, part=part, actor=actor_of(actor))
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    command = partial(cmd.Annul, player_id=player, reason=reason, part=part, actor=to.who())
+    run_in_round(to, game, command, round_number=round_number)
 
 
+@appends
 def penalise_command(
     game: GameArg,
     player: PlayerOption,
@@ -71,38 +68,34 @@ def penalise_command(
     ],
     reason: ReasonOption,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Give a player a penalty in a round."""
     points = checked_number("points", points, "--points")
     reason = checked("reason", reason, "--reason")
-    command = partial(
-        cmd.Penalise, player_id=player, points=points, reason=reason, actor=actor_of(actor)
-    )
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    command = partial(cmd.Penalise, player_id=player, points=points, reason=reason, actor=to.who())
+    run_in_round(to, game, command, round_number=round_number)
 
 
+@appends
 def warn_command(
     game: GameArg,
     player: PlayerOption,
     reason: ReasonOption,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Give a player a warning (avertisment) in a round.
 
     Counted in the standings and tables; it costs points only when the game sets
     warnings_penalty_after and warnings_penalty_points."""
-    command = partial(cmd.Warn, player_id=player, reason=reason, actor=actor_of(actor))
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    command = partial(cmd.Warn, player_id=player, reason=reason, actor=to.who())
+    run_in_round(to, game, command, round_number=round_number)
 
 
+@appends
 def correct_command(
     game: GameArg,
     player: PlayerOption,
@@ -110,10 +103,8 @@ def correct_command(
     reason: ReasonOption,
     part: PartOption = 1,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Record the arbiter's reading of a submission.
 
@@ -121,11 +112,12 @@ def correct_command(
     if received with it."""
     text, reason = checked("slip", text, "--text"), checked("reason", reason, "--reason")
     command = partial(
-        cmd.Correct, player_id=player, text=text, reason=reason, part=part, actor=actor_of(actor)
+        cmd.Correct, player_id=player, text=text, reason=reason, part=part, actor=to.who()
     )
-    run_in_round(db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json)
+    run_in_round(to, game, command, round_number=round_number)
 
 
+@appends
 def revoke_command(
     game: GameArg,
     event_id: Annotated[
@@ -137,10 +129,8 @@ def revoke_command(
         ),
     ],
     reason: ReasonOption,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Revoke a decision on appeal (it stays recorded, marked revoked)."""
     reason = checked("reason", reason, "--reason")
@@ -150,11 +140,9 @@ def revoke_command(
 
     def revoke(now: Game) -> list[cmd.Command]:
         """Made on the game as the service reads it: the decision the id or prefix names."""
-        return [
-            cmd.Revoke(event_id=_decision_named(now, given), reason=reason, actor=actor_of(actor))
-        ]
+        return [cmd.Revoke(event_id=_decision_named(now, given), reason=reason, actor=to.who())]
 
-    run(db, game, revoke, dry_run=dry_run, as_json=as_json)
+    run(to, game, revoke)
 
 
 def _decision_named(game: Game, given: str) -> str:

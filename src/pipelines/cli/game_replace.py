@@ -11,23 +11,21 @@ from typing import Annotated
 import typer
 
 from engine.games import commands as cmd
-from ledger.default_url import DEFAULT_URL
 from pipelines.cli.game_common import (
-    ActorOption,
-    DryRunOption,
+    Append,
     GameArg,
     LateOption,
     PlayerOption,
     RoundOption,
     SourceOption,
-    actor_of,
+    appends,
     checked,
     run_in_round,
     time_option,
 )
-from pipelines.cli.inputs import DbOption, JsonOption
 
 
+@appends
 def replace_command(
     game: GameArg,
     player: PlayerOption,
@@ -45,10 +43,8 @@ def replace_command(
     late: LateOption = False,
     source: SourceOption = None,
     round_number: RoundOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-    dry_run: DryRunOption = False,
+    *,
+    to: Append,
 ) -> None:
     """Anticipation: record a player's letter replacement for the round, as written."""
     command = partial(
@@ -57,8 +53,6 @@ def replace_command(
         text=checked("slip", text, "--text"),
         received_at=time_option(received_at, "--received-at"),
         source=source,
-        actor=actor_of(actor),
+        actor=to.who(),
     )
-    run_in_round(
-        db, game, command, round_number=round_number, dry_run=dry_run, as_json=as_json, late=late
-    )
+    run_in_round(to, game, command, round_number=round_number, late=late)

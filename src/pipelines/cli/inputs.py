@@ -9,7 +9,7 @@ engine and lexicon commands use it, so it loads no database, progress bar or sig
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +22,13 @@ from rich.markup import escape
 from engine.board import Board, BoardError
 from engine.dictionary import Dictionary
 from engine.echo import echo
+from engine.games.settings import VARIANT_SETTINGS, read_settings
 from engine.ruleset import Ruleset, RulesetError, load_ruleset
 from ledger.input_files import (
     BATCH,
     BOARD,
     InputFileError,
+    Kind,
     open_input,
     read_input,
     standard_input,
@@ -71,9 +73,24 @@ def emit_json(value: Any, *, sort_keys: bool = True) -> None:
     typer.echo(json.dumps(value, ensure_ascii=False, sort_keys=sort_keys))
 
 
-def resolve_ruleset(name: str) -> Ruleset:
+ENGINE_VARIANTS = ("duplicate", *VARIANT_SETTINGS)
+"""The variants whose single moves the engine commands judge: duplicate's rack, or one with a
+variant's own numbers (duplicat eliptic's rack of 8, at most 7 laid)."""
+VariantOption = Annotated[
+    str,
+    typer.Option("--variant", help="duplicate, or eliptic: a rack of 8, at most 7 laid."),
+]
+
+
+def resolve_ruleset(name: str, variant: str = "duplicate") -> Ruleset:
+    """The ruleset by name, with the numbers the variant plays by default."""
+    if variant not in ENGINE_VARIANTS:
+        fail(
+            f"--variant {echo(variant)}: the engine commands judge {' or '.join(ENGINE_VARIANTS)}"
+            " racks; a completiv or anticipation game's moves are judged by `arbitru game`"
+        )
     try:
-        return load_ruleset(name)
+        return read_settings(load_ruleset(name), {}, variant)[0]
     except RulesetError as exc:
         fail(str(exc))
 
@@ -133,6 +150,20 @@ STDIN = Path("-")
 """The batch file name that means standard input, as for `ledger import -`."""
 
 
+def when_batch(
+    batch: Path | None, replaced: dict[str, Any], judged: Callable[[Path], bool]
+) -> None:
+    """A command judging one position given by its options, or each line of --batch: with a
+    batch, none of the options it `replaced` (by flag) may be given as well; the batch is then
+    `judged` and the command exits, 0 when every line could be judged, 1 otherwise."""
+    if batch is None:
+        return
+    if any(value is not None for value in replaced.values()):
+        *first, last = replaced
+        fail(f"--batch replaces {', '.join(first)} and {last}: give either")
+    raise typer.Exit(ExitCode.OK if judged(batch) else ExitCode.NEGATIVE)
+
+
 @dataclass(frozen=True)
 class BatchLine:
     """One line of a batch file: its number, where it is (`moves.jsonl, line 3`, said first
@@ -150,7 +181,7 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
     order mark allowed on line 1, one JSON object of unique keys, nesting within Python's
     limit, so that a batch line is refused for the same reasons an event line is."""
     name = "stdin" if path == STDIN else str(path)
-    with _batch_source(path) as handle:
+    with opened_input(path, BATCH) as handle:
         for number, raw in numbered_lines(handle):
             source = f"{name}, line {number}"
             try:
@@ -162,9 +193,12 @@ def read_batch(path: Path) -> Iterator[BatchLine]:
 
 
 @contextmanager
-def _batch_source(path: Path) -> Iterator[IO[bytes]]:
+def opened_input(path: Path, kind: Kind) -> Iterator[IO[bytes]]:
+    """The file a user names for input of `kind` (`ledger.input_files`), '-' for stdin, open
+    for reading: refused (exit 2) when it is not a regular file within the kind's size cap;
+    closed afterwards unless it is stdin."""
     try:
-        handle = standard_input(BATCH) if path == STDIN else open_input(path, BATCH)
+        handle = standard_input(kind) if path == STDIN else open_input(path, kind)
     except InputFileError as exc:
         fail(str(exc))
     if path == STDIN:  # stays open: it is not ours

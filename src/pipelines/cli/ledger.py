@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -29,14 +28,12 @@ from ledger.envelope import STREAM_FORMAT, check_stream
 from ledger.errors import LedgerError
 from ledger.input_files import (
     EVENTS,
-    STDIN,
-    InputFileError,
-    open_input,
-    standard_input,
 )
 from ledger.jsonl import PayloadCheck, row_line, write_rows
 from pipelines.cli.exits import ExitCode
-from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
+from pipelines.cli.inputs import console as _out
+from pipelines.cli.inputs import err_console as _err
 from pipelines.cli.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -52,9 +49,6 @@ if TYPE_CHECKING:
 
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
-
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
 
 
 @contextmanager
@@ -99,19 +93,6 @@ def _reported(store: EventStore) -> Iterator[None]:
 
 
 @contextmanager
-def _open_input(file: Path) -> Iterator[IO[bytes]]:
-    try:
-        handle = standard_input(EVENTS) if file == STDIN else open_input(file, EVENTS)
-    except InputFileError as exc:
-        fail(str(exc))
-    if file == STDIN:  # stays open: it is not ours
-        yield handle
-        return
-    with handle:
-        yield handle
-
-
-@contextmanager
 def _readable_at_once(source: IO[bytes]) -> Iterator[IO[bytes]]:
     """`source` when it is a regular file; otherwise (a pipe, a terminal) its content copied
     to a temporary file first. An import reads its input while it holds the ledger's write
@@ -151,7 +132,7 @@ def import_command(
     from ledger import LedgerAltered, check_recent, import_events
 
     with (
-        _open_input(file) as given,
+        opened_input(file, EVENTS) as given,
         _readable_at_once(given) as source,
         _store(db, create=True) as store,
     ):

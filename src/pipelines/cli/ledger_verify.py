@@ -20,12 +20,13 @@ from ledger.canonical import now_recorded_at
 from ledger.default_url import DEFAULT_URL
 from ledger.errors import LedgerError
 from ledger.input_files import (
+    EVENTS,
     PUBLISHED_HEAD,
     InputFileError,
     read_input,
 )
 from pipelines.cli.exits import ExitCode
-from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
 from pipelines.cli.ledger_progress import (
     counted_lines,
     counted_rows,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 
 from pipelines.cli.ledger import (
     _err,
-    _open_input,
     _out,
     _safe_url,
     _said_if_altered,
@@ -103,7 +103,7 @@ def verify_command(
     if file is not None:
         if partial and expected is not None:
             fail("--expect-head needs the whole chain: a partial export does not hold the head")
-        with _open_input(file) as source:
+        with opened_input(file, EVENTS) as source:
             total = file_size(source)
             with progress(_err, "verifying", total, in_bytes=True, shown=shown) as advance:
                 lines = counted_lines(source, advance) if shown else source

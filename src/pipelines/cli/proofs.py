@@ -16,6 +16,8 @@ command loads this module.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -23,7 +25,7 @@ import typer
 from rich.table import Table
 
 from ledger.default_url import DEFAULT_URL
-from ledger.errors import LedgerError
+from ledger.errors import LedgerAltered, LedgerError
 from ledger.proofs import consistency_document, inclusion_document
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
@@ -69,7 +71,7 @@ def checkpoint_command(
     --quick, only the events since the latest checkpoint and its signature. Nothing is
     signed over a broken ledger (exit 1, naming what is wrong), even when no event is new."""
     # The ledger's checkpoints are imported when the command runs, not by its help.
-    from ledger.checkpoints import LedgerAltered, make_checkpoint
+    from ledger.checkpoints import make_checkpoint
     from ledger.signing import load_private_key  # loads `cryptography`
 
     try:
@@ -159,14 +161,10 @@ def prove_command(
     checkpoint (the latest one unless --checkpoint), as JSON.
 
     Anyone holding the federation's public key checks it with `arbitru verify-proof`."""
-    from ledger.checkpoints import LedgerAltered
     from ledger.proving import prove_inclusion
 
-    with _store(db) as store:
-        try:
-            proof = prove_inclusion(store, seq, checkpoint)
-        except LedgerAltered as exc:
-            fail(str(exc), ExitCode.NEGATIVE)
+    with _proving(db) as store:
+        proof = prove_inclusion(store, seq, checkpoint)
     _write_document(inclusion_document(proof), out)
 
 
@@ -178,15 +176,22 @@ def consistency_command(
 ) -> None:
     """Write a consistency proof between two checkpoints, as JSON: that the ledger signed by
     the newer one begins with the events signed by the older one, unchanged."""
-    from ledger.checkpoints import LedgerAltered
     from ledger.proving import prove_consistency
 
+    with _proving(db) as store:
+        proof = prove_consistency(store, old, new)
+    _write_document(consistency_document(proof), out)
+
+
+@contextmanager
+def _proving(db: str) -> Iterator[EventStore]:
+    """The ledger a proof is made from; a proof it refuses because the ledger fails its check
+    against the checkpoint (`LedgerAltered`) exits 1 with the reason."""
     with _store(db) as store:
         try:
-            proof = prove_consistency(store, old, new)
+            yield store
         except LedgerAltered as exc:
             fail(str(exc), ExitCode.NEGATIVE)
-    _write_document(consistency_document(proof), out)
 
 
 def _write_document(document: dict[str, Any], out: Path | None) -> None:

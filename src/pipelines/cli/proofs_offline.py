@@ -11,17 +11,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from ledger import LedgerError
 from ledger.input_files import PROOF, InputFileError, read_input
 from ledger.proofs import verify_document
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import JsonOption, emit_json, fail
+from pipelines.cli.inputs import console as _out
+from pipelines.cli.inputs import err_console as _err
 from pipelines.files.errors import system_refused
-
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
 
 keys_app = typer.Typer(help="The federation's signing keys.", no_args_is_help=True)
 

@@ -2,16 +2,17 @@
 
 A tournament's table gives each player's place, name, club, total, solos, tops, best round
 and ranking points; a season's, each player's place and points in every tournament, the
-points by event type (the variant a tournament plays) and overall. Both print as a terminal
-table, `--json`, or `--csv FILE` (UTF-8, a header line), with the points of the federation's
-ranking system (`pipelines.season.ranking`) and the tie-break rule under the table.
+points by event type (the variant a tournament plays) and overall; both the arbiter's warnings
+that stand. Both print as a terminal table, `--json`, `--csv FILE` (UTF-8, a header line) or
+`--html FILE` (the printable page of `pipelines.pictures.page_html`), with the points of the
+federation's ranking system (`pipelines.season.ranking`) and the tie-break rule under the table.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,7 +35,7 @@ from pipelines.cli.tournament import (
     tournament_named,
 )
 from pipelines.cli.views import err, out
-from pipelines.files.whole import output_target, write_whole
+from pipelines.files.whole import output_target, write_together
 from pipelines.games.limits import escaped as escape
 from pipelines.games.stream_names import misnamed_streams
 from pipelines.season.ranking import Award, PointsTable, as_number, shown
@@ -62,12 +63,19 @@ CsvOption = Annotated[
     Path | None,
     typer.Option("--csv", help="Write the table to this CSV file (UTF-8, a header line)."),
 ]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option("--html", help="Write the table as one printable HTML page, notes under it."),
+]
 
 TOURNAMENT_COLUMNS = (
     "rank", "player_id", "name", "club", "total", "games", "solos", "tops", "best_round",
-    "points",
+    "warnings", "points",
 )  # fmt: skip
 """The columns of `tournament table --csv`, in order."""
+
+Columns = Sequence[tuple[str, bool]]
+"""A shown table's columns: (heading, whether it holds text rather than numbers)."""
 
 
 def _order(text: str | None) -> tuple[str, ...]:
@@ -77,17 +85,67 @@ def _order(text: str | None) -> tuple[str, ...]:
         fail(str(exc))
 
 
-def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> int:
-    """The rows under their header, as CSV in UTF-8, written whole or not at all."""
-    target = output_target(path, "--csv writes a new path or replaces an earlier file")
+def _csv_lines(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Iterable[bytes]:
+    """The rows under their header, as CSV in UTF-8."""
+    for row in (header, *rows):
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(["" if c is None else c for c in row])
+        yield buffer.getvalue().encode("utf-8")
 
-    def lines() -> Iterable[bytes]:
-        for row in (header, *rows):
-            buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="\n").writerow(["" if c is None else c for c in row])
-            yield buffer.getvalue().encode("utf-8")
 
-    return write_whole(lines(), path, target)
+def _write(
+    csv_file: Path | None,
+    html_file: Path | None,
+    csv_rows: Callable[[], Iterable[bytes]],
+    html_page: Callable[[], str],
+) -> bool:
+    """The table to the files asked for (`--csv`, `--html`), written together, whole or not
+    at all, each said on stderr; whether there was any."""
+    files = []
+    if csv_file is not None:
+        target = output_target(csv_file, "--csv writes a new path or replaces an earlier file")
+        files.append((csv_rows(), csv_file, target))
+    if html_file is not None:
+        target = output_target(html_file, "--html writes a new path or replaces an earlier file")
+        files.append(([html_page().encode("utf-8")], html_file, target))
+    if len({target for _lines, _out, target in files}) < len(files):
+        fail(f"--csv and --html name the same file {csv_file}: give each its own")
+    if not files:
+        return False
+    counts = write_together(files)
+    for (_lines, name, _target), count in zip(files, counts, strict=True):
+        rows = f"{count - 1} rows to " if name == csv_file else ""
+        err.print(f"wrote {rows}{escape(str(name))}")
+    return True
+
+
+def _show(title: str, columns: Columns, rows: Iterable[Sequence[str]]) -> None:
+    """A table in the terminal: text flush left, numbers right, the last column (the
+    points) in bold, `warnings` headed `warn.` to leave the names room; every text escaped."""
+    view = Table(title=escape(title))
+    for i, (name, text) in enumerate(columns):
+        last = i == len(columns) - 1
+        heading = escape({"warnings": "warn."}.get(name, name))
+        view.add_column(
+            heading, justify="left" if text else "right", no_wrap=not text,
+            style="bold" if last else None, min_width=6 if last else None,
+        )  # fmt: skip
+    for row in rows:
+        view.add_row(*map(escape, row))
+    out.print(view)
+
+
+def _page(
+    title: str, columns: Columns, rows: Sequence[Sequence[str]], notes: Sequence[str]
+) -> Callable[[], str]:
+    """The `--html` page of a table, built only when asked for."""
+
+    def built() -> str:
+        from pipelines.pictures.page_html import table_page
+
+        return table_page(title, columns, rows, notes)
+
+    return built
 
 
 def _notes(table: PointsTable, order: Sequence[str], lines: Iterable[str | None]) -> list[str]:
@@ -120,11 +178,13 @@ def tournament_table_command(
     tie_break: TieBreakOption = None,
     points: PointsOption = None,
     csv_file: CsvOption = None,
+    html_file: HtmlOption = None,
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
-    """The tournament's table: place, name, club, total, solos, tops, best round and
-    ranking points (the terminal shows the name, `--csv` and `--json` the id too).
+    """The tournament's table: place, name, club, total, solos, tops, best round, warnings
+    and ranking points (the terminal and `--html` show the name, `--csv` and `--json` the id
+    too).
 
     Equal totals share the place and the average of the points of the places they cover,
     unless --tie-break separates them; the rule used is printed under the table."""
@@ -141,16 +201,30 @@ def tournament_table_command(
         notes = _notes(table, order, [table.missing_line(_event(result, award), award)])
         rows = [
             (s.rank, s.player_id, s.name, s.club, s.total, s.games, s.solos, s.tops, s.best_round,
-             award.points.get(s.player_id) if s.games else None)
+             s.warnings, award.points.get(s.player_id) if s.games else None)
             for s in result.standings
         ]  # fmt: skip
-        if csv_file is not None:
-            count = _write_csv(
-                csv_file, TOURNAMENT_COLUMNS, [(*r[:-1], _csv_points(r[-1])) for r in rows]
-            )
-            err.print(f"wrote {count - 1} rows to {escape(str(csv_file))}")
-            if not as_json:
-                _tell(notes)
+        t = result.tournament
+        title = (
+            f"{t.name} ({t.tournament_id}, season {t.season}): {len(t.games)} game(s), "
+            f"value {award.value}"
+        )
+        columns = [("#", False), ("player", True), ("club", True)]
+        columns += [(c, False) for c in ("total", "games", "solos", "tops", "best", "warnings")]
+        columns.append(("points", False))
+        shown_rows = [
+            [str(rank), name or player, club or "", *map(str, numbers), shown(earned)]
+            for rank, player, name, club, *numbers, earned in rows
+        ]
+        csv_rows = [(*r[:-1], _csv_points(r[-1])) for r in rows]
+        written = _write(
+            csv_file,
+            html_file,
+            lambda: _csv_lines(TOURNAMENT_COLUMNS, csv_rows),
+            _page(title, columns, shown_rows, notes),
+        )
+        if written and not as_json:
+            _tell(notes)
         if as_json:
             emit_json(
                 {
@@ -169,24 +243,10 @@ def tournament_table_command(
                 },
                 sort_keys=False,
             )
-        elif csv_file is None:
-            t = result.tournament
-            shown_table = Table(
-                title=f"{escape(t.name)} ({t.tournament_id}, season {escape(t.season)}): "
-                f"{len(t.games)} game(s), value {award.value}"
-            )
-            shown_table.add_column("#", justify="right", no_wrap=True)
-            shown_table.add_column("player")
-            shown_table.add_column("club")
-            for column in ("total", "games", "solos", "tops", "best", "points"):
-                shown_table.add_column(column, justify="right", no_wrap=True)
-            for r in rows:
-                rank, player, name, club, *numbers, earned = r
-                cells = [str(rank), escape(name or player), escape(club or "")]
-                shown_table.add_row(*cells, *(str(n) for n in numbers), shown(earned))
-            out.print(shown_table)
+        elif not written:
+            _show(title, columns, shown_rows)
             _tell(notes, out)
-        if as_json or csv_file is None:
+        if as_json or not written:
             show_left_out(left_out)
         if left_out:
             raise typer.Exit(1)
@@ -204,11 +264,13 @@ def season_table_command(
     tie_break: TieBreakOption = None,
     points: PointsOption = None,
     csv_file: CsvOption = None,
+    html_file: HtmlOption = None,
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
     """The season's table: each player's place and points in every tournament, the points
-    by event type and overall (`--csv` and `--json` add the id and club).
+    by event type, the warnings and the points overall (`--csv` and `--json` add the id and
+    club).
 
     Each tournament's places are converted by the ranking system: an event's value is its
     players (10 to 100), each value its own scale; tied players share the average."""
@@ -235,14 +297,22 @@ def season_table_command(
         )
         types = sorted({r.variant or "none" for r in played})
         ids = [r.tournament.tournament_id for r in played]
-        if csv_file is not None:
-            header = ["rank", "player_id", "name", "club"]
-            header += [f"{t} {what}" for t in ids for what in ("place", "points")]
-            header += [f"{kind} points" for kind in types] + ["points"]
-            count = _write_csv(csv_file, header, (_season_csv(s, ids, types) for s in ranked))
-            err.print(f"wrote {count - 1} rows to {escape(str(csv_file))}")
-            if not as_json:
-                _tell(notes)
+        header = ["rank", "player_id", "name", "club"]
+        header += [f"{t} {what}" for t in ids for what in ("place", "points")]
+        header += [f"{kind} points" for kind in types] + ["warnings", "points"]
+        title = f"Season {chosen}: ranking table"
+        columns = [("#", False), ("player", True)]
+        columns += [(r.tournament.place or r.tournament.name, False) for r in played]
+        columns += [(kind, False) for kind in types] + [("warnings", False), ("points", False)]
+        shown_rows = [_season_shown(s, ids, types) for s in ranked]
+        written = _write(
+            csv_file,
+            html_file,
+            lambda: _csv_lines(header, (_season_csv(s, ids, types) for s in ranked)),
+            _page(title, columns, shown_rows, notes),
+        )
+        if written and not as_json:
+            _tell(notes)
         if as_json:
             emit_json(
                 {
@@ -265,27 +335,10 @@ def season_table_command(
                 },
                 sort_keys=False,
             )
-        elif csv_file is None:
-            shown_table = Table(title=f"Season {escape(chosen)}: ranking table")
-            shown_table.add_column("#", justify="right", min_width=2)
-            shown_table.add_column("player")
-            for r in played:
-                place = escape(r.tournament.place or r.tournament.name)
-                shown_table.add_column(place, justify="right")
-            for kind in types:
-                shown_table.add_column(escape(kind), justify="right")
-            shown_table.add_column("points", justify="right", style="bold", min_width=6)
-            for s in ranked:
-                by = {t: (place, n) for t, place, n in s.tournaments}
-                kinds = dict(s.by_type)
-                cells = [f"{shown(by[t][1])} ({by[t][0]})" if t in by else "" for t in ids]
-                cells += [shown(kinds[k]) if k in kinds else "" for k in types]
-                shown_table.add_row(
-                    str(s.rank), escape(s.name or s.player_id), *cells, shown(s.points)
-                )
-            out.print(shown_table)
+        elif not written:
+            _show(title, columns, shown_rows)
             _tell(notes, out)
-        if as_json or csv_file is None:
+        if as_json or not written:
             show_left_out(left_out)
         if left_out:
             raise typer.Exit(1)
@@ -299,7 +352,18 @@ def season_json(s: SeasonStanding) -> dict[str, Any]:
         "by_type": {kind: as_number(n) for kind, n in s.by_type},
         "tournaments": [{"tournament_id": t, "place": p, "points": as_number(n)}
                         for t, p, n in s.tournaments],
+        "warnings": s.warnings,
     }  # fmt: skip
+
+
+def _season_shown(s: SeasonStanding, ids: Sequence[str], types: Sequence[str]) -> list[str]:
+    """A season row as shown (terminal, `--html`): points (place) in each tournament."""
+    by = {t: (place, n) for t, place, n in s.tournaments}
+    kinds = dict(s.by_type)
+    cells = [s.rank, s.name or s.player_id]
+    cells += [f"{shown(by[t][1])} ({by[t][0]})" if t in by else "" for t in ids]
+    cells += [shown(kinds[k]) if k in kinds else "" for k in types]
+    return [*map(str, cells), str(s.warnings), shown(s.points)]
 
 
 def _season_csv(s: SeasonStanding, ids: Sequence[str], types: Sequence[str]) -> list[object]:
@@ -309,4 +373,4 @@ def _season_csv(s: SeasonStanding, ids: Sequence[str], types: Sequence[str]) -> 
     for t in ids:
         row += [by[t][0], _csv_points(by[t][1])] if t in by else [None, None]
     row += [_csv_points(kinds[k]) if k in kinds else None for k in types]
-    return [*row, shown(s.points)]
+    return [*row, s.warnings, shown(s.points)]

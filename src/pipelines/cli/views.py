@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -32,7 +31,9 @@ from ledger import RecordedEvent
 from pipelines.cli.anticipation_views import own_boards_note, replacing_text, show_sheet
 from pipelines.cli.board import board_table
 from pipelines.cli.completiv_views import show_player as show_completiv_player
+from pipelines.cli.inputs import console as out
 from pipelines.cli.inputs import emit_json
+from pipelines.cli.inputs import err_console as err
 from pipelines.files.whole import output_target, write_whole
 from pipelines.games.limits import escaped as escape
 from pipelines.games.limits import shown
@@ -47,9 +48,6 @@ from pipelines.games.shapes import (
     time_text,
     top_json,
 )
-
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
 
 
 def _event_line(event: dict[str, Any]) -> str:

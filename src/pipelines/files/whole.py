@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from ledger.input_files import read_inputs
+from ledger.input_files import read_inputs, special_kind
 from pipelines.files.errors import (
     Interrupted,
     OutputNotWritten,
@@ -48,15 +48,6 @@ from pipelines.files.errors import (
     say_if_output_fails,
     tell,
 )
-
-_FILE_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
 
 TO_STDOUT = (
     "--out writes a new path or replaces an earlier file; to feed a pipe or a device, write to "
@@ -86,8 +77,7 @@ def output_target(out: Path, what_to_do: str = TO_STDOUT) -> Path:
     except OSError as exc:
         raise OutputRefused(f"cannot write {out}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(status.st_mode):
-        kind = next((test_name for test, test_name in _FILE_KINDS if test(status.st_mode)),
-                    "a special file")  # fmt: skip
+        kind = special_kind(status.st_mode)
         raise OutputRefused(f"{name} is {kind}, not a regular file: {what_to_do}")
     _refuse_if_kept(name, target, status)
     clear_leftovers(target)

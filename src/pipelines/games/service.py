@@ -32,7 +32,7 @@ from engine.games.commands import Command, CreateGame, DeclareReplacement, Submi
 from engine.games.context import GameContext, context_for
 from engine.games.events import DictionaryRef, GameCreated, Recorded
 from engine.games.payloads import encode_event, format_time, read_recorded
-from engine.games.replay import decide, evolve, initial_state
+from engine.games.replay import VARIANTS, decide, evolve, initial_state
 from engine.games.state import GameRuleError, GameState
 from engine.ruleset import RulesetError
 from ledger import NewEvent, RecordedEvent, VersionConflict
@@ -48,8 +48,8 @@ from pipelines.lexicons.registry import resolve as resolve_list
 if TYPE_CHECKING:
     from ledger import EventStore
 
-PLAYABLE_VARIANTS = ("duplicate", "completiv", "anticipation")
-"""The variants whose rules exist; games of the others cannot be created yet."""
+PLAYABLE_VARIANTS = tuple(VARIANTS)
+"""The variants whose rules exist (the engine's); games of the others cannot be created."""
 
 
 class ServiceError(Exception):

@@ -37,6 +37,7 @@ import lzma
 from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.dictionary import canonical_word_bytes, dictionary_sha256
 from engine.echo import echo
@@ -109,6 +110,13 @@ class WrittenFiles:
     words_xz_sha256: str
     words_xz_bytes: int
     registered: bool = False
+
+
+def _written(data: bytes, **where: Any) -> WrittenFiles:
+    """Where the list went (`WrittenFiles`' paths), with its words file's hash and size taken
+    from the bytes written, `data`."""
+    sha256, size = hashlib.sha256(data).hexdigest(), len(data)
+    return WrittenFiles(**where, words_xz_sha256=sha256, words_xz_bytes=size)
 
 
 def is_vocative(rule: AffixRule) -> bool:
@@ -322,13 +330,7 @@ def write_outputs(
     out_dir.mkdir(parents=True, exist_ok=True)
     targets = {path: output_target(path, _REPLACEABLE) for path in contents}
     write_together([([content], path, targets[path]) for path, content in contents.items()])
-    return WrittenFiles(
-        words=words_path,
-        two_letter=two_path,
-        notice=notice_path,
-        words_xz_sha256=hashlib.sha256(data).hexdigest(),
-        words_xz_bytes=len(data),
-    )
+    return _written(data, words=words_path, two_letter=two_path, notice=notice_path)
 
 
 _REPLACEABLE = "--out DIR gets new files or replaces earlier ones; move it away or give another DIR"
@@ -354,14 +356,7 @@ def register_result(result: BuildResult, aff: Path, dic: Path) -> WrittenFiles:
                               BUILT_NAME).words_path  # fmt: skip
         registered = True
     data = path.read_bytes()
-    return WrittenFiles(
-        words=path,
-        two_letter=None,
-        notice=None,
-        words_xz_sha256=hashlib.sha256(data).hexdigest(),
-        words_xz_bytes=len(data),
-        registered=registered,
-    )
+    return _written(data, words=path, two_letter=None, notice=None, registered=registered)
 
 
 def implausibility(result: BuildResult, min_words: int) -> str | None:

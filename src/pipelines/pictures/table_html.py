@@ -1,27 +1,13 @@
-"""The per-round table of a game as one printable HTML page (`game table --html FILE`):
-self-contained (its style inline, no script, no link, no image, no font to fetch), every
-text escaped, and each round's cell telling on hover (its `title`) the rack, the move and
-its score, or why it scores nothing."""
+"""The per-round table of a game as one printable HTML page (`game table --html FILE`, the
+page of `pipelines.pictures.page_html`): each round's cell telling on hover (its `title`) the
+rack, the move and its score, or why it scores nothing."""
 
 from __future__ import annotations
 
 from html import escape
 
 from pipelines.games.table import Cell, GameTable, Row
-
-STYLE = """
-body { font-family: sans-serif; margin: 1em; color: #000; background: #fff; }
-h1 { font-size: 1.2em; }
-table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid #888; padding: 0.15em 0.4em; text-align: right; }
-th.name, td.name { text-align: left; }
-tr.master { font-weight: bold; background: #eee; }
-td.top { background: #dfd; }
-td.solo { background: #bdf; font-weight: bold; }
-td.zero { color: #a00; }
-p.legend { font-size: 0.85em; }
-@media print { body { margin: 0; } table { font-size: 0.7em; } }
-"""
+from pipelines.pictures.page_html import page
 
 
 def _hover(cell: Cell, master: bool) -> str:
@@ -87,11 +73,4 @@ def table_html(table: GameTable, title: str) -> str:
             "no master row; negative: total less the winner's. Hover a score for the rack "
             "and the move."
         )
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"<h1>{escape(title)}</h1>\n"
-        f"<table>\n<thead><tr>{''.join(heads)}</tr></thead>\n<tbody>\n{body}\n</tbody>\n"
-        f'</table>\n<p class="legend">{escape(legend)}</p>\n</body>\n</html>\n'
-    )
+    return page(title, "".join(heads), body, [legend])

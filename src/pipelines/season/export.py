@@ -313,11 +313,9 @@ def _tournament_places(
     played = [g for g in tournament.games if g in by_game]
     top_total = sum(tops.get(g, 0) for g in played)
     rounds: dict[str, int] = {}
-    warnings: dict[str, int] = {}
     for game_id in played:
         for s in by_game[game_id]:
             rounds[s.player_id] = rounds.get(s.player_id, 0) + s.rounds
-            warnings[s.player_id] = warnings.get(s.player_id, 0) + s.warnings
     places = tournament_standings(tournament, {g: by_game[g] for g in played})
     award = TournamentResult(tournament, places).award(points)
     ordered = sorted(places, key=lambda p: (p.rank, p.player_id))
@@ -329,7 +327,7 @@ def _tournament_places(
             "pct_of_top": pct_of(p.total, top_total),
             "solos": p.solos, "rounds": rounds.get(p.player_id, 0), "games": p.games,
             "ranking_points": as_number(award.points[p.player_id]) if p.games else None,
-            "warnings": warnings.get(p.player_id, 0),
+            "warnings": p.warnings,
         }
         for p in ordered
     ]  # fmt: skip

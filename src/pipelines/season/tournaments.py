@@ -72,7 +72,9 @@ class Tournament:
 
 @dataclass(frozen=True)
 class TournamentStanding:
-    """A player's place in a tournament: the sum of their game totals and the games played."""
+    """A player's place in a tournament: the sum of their game totals and the games played,
+    and the arbiter's warnings that stand, summed over those games (what they cost, if a game
+    sets a cost, is already in its total)."""
 
     rank: int
     player_id: str
@@ -83,13 +85,15 @@ class TournamentStanding:
     club: str | None = None
     tops: int = 0
     best_round: int = 0
+    warnings: int = 0
 
 
 @dataclass(frozen=True)
 class SeasonStanding:
     """A player's place in a season: ranking points summed over the tournaments played, the
     place in each (tournament id, place, points or None when not known), in tournament
-    order, and the points by event type (the variant its games play)."""
+    order, the points by event type (the variant its games play), and the arbiter's warnings
+    that stand, summed over every game of those tournaments."""
 
     rank: int
     player_id: str
@@ -98,6 +102,7 @@ class SeasonStanding:
     tournaments: tuple[tuple[str, int, Decimal | None], ...]
     club: str | None = None
     by_type: tuple[tuple[str, Decimal], ...] = ()
+    warnings: int = 0
 
 
 TIE_BREAKS = {
@@ -209,6 +214,7 @@ def tournament_standings(
     solos = dict.fromkeys(names, 0)
     topped = dict.fromkeys(names, 0)
     best = dict.fromkeys(names, 0)
+    warned = dict.fromkeys(names, 0)
     for game_id in tournament.games:
         game_tops = (tops or {}).get(game_id, {})
         for standing in games.get(game_id, ()):
@@ -220,9 +226,10 @@ def tournament_standings(
             topped[player] = topped.get(player, 0) + game_tops.get(player, 0)
             scores = standing.rounds if isinstance(standing, Standing) else ()
             best[player] = max(best.get(player, 0), *scores, 0)
+            warned[player] = warned.get(player, 0) + standing.warnings
     rows = [
         TournamentStanding(0, player, names[player], total, played[player], solos[player],
-                           clubs.get(player), topped[player], best[player])
+                           clubs.get(player), topped[player], best[player], warned[player])
         for player, total in totals.items()
     ]  # fmt: skip
     criteria = [TIE_BREAKS[c][1] for c in tie_break]
@@ -265,6 +272,7 @@ def season_standings(
     points: dict[str, Decimal] = {}
     by_type: dict[str, dict[str, Decimal]] = {}
     places: dict[str, list[tuple[str, int, Decimal | None]]] = {}
+    warned: dict[str, int] = {}
     for result in results:
         award = result.award(table)
         kind = result.variant or "none"
@@ -281,10 +289,11 @@ def season_standings(
             places.setdefault(player, []).append(
                 (result.tournament.tournament_id, standing.rank, earned)
             )
+            warned[player] = warned.get(player, 0) + standing.warnings
     order = sorted(points.items(), key=lambda item: -item[1])
     return tuple(
         SeasonStanding(place, player, names[player], total, tuple(places[player]),
-                       clubs[player], tuple(sorted(by_type[player].items())))
+                       clubs[player], tuple(sorted(by_type[player].items())), warned[player])
         for place, (player, total) in zip(_ranked(order), order, strict=True)
     )  # fmt: skip
 
@@ -344,7 +353,7 @@ def recomputed_standings(store: EventStore, game_ids: Iterable[str]) -> Games:
     table = rm.game_standings
     query = (
         sa.select(table.c.game_id, table.c.rank, table.c.player_id, table.c.name,
-                  table.c.total, table.c.solos, table.c.pct_of_top)
+                  table.c.total, table.c.solos, table.c.pct_of_top, table.c.warnings)
         .where(table.c.game_id.in_(wanted))
         .order_by(table.c.game_id, table.c.rank, table.c.player_id)
     )  # fmt: skip
@@ -354,7 +363,14 @@ def recomputed_standings(store: EventStore, game_ids: Iterable[str]) -> Games:
         for row in connection.execute(query):
             found[row.game_id].append(
                 Standing(
-                    row.rank, row.player_id, row.name, row.total, row.solos, row.pct_of_top, ()
+                    row.rank,
+                    row.player_id,
+                    row.name,
+                    row.total,
+                    row.solos,
+                    row.pct_of_top,
+                    (),
+                    row.warnings,
                 )
             )
         variants = {row.game_id: row.variant for row in connection.execute(kinds) if row.variant}

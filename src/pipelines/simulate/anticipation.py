@@ -36,7 +36,6 @@ from engine.games.commands import (
     Command,
     Correct,
     DeclareReplacement,
-    DrawRack,
     Submit,
 )
 from engine.movegen import ScoredMove
@@ -82,14 +81,9 @@ class _AnticipationGame(_Game):
 
     def _play_round(self, number: int) -> None:
         s = self.scenario
-        drawn_at = s.start + (number - 1) * s.round_gap
-        deadline = drawn_at + s.think_time
-        if s.draw == "seeded":
-            draw = DrawRack(number, seed=self.secret, deadline=deadline)
-        else:
-            tiles = "".join(self.rng.sample(self._state().bag.tiles(), 7))
-            draw = DrawRack(number, tiles=tiles, deadline=deadline)
-        self._do([replace(draw, actor=s.arbiter, received_at=drawn_at)])
+        drawn_at, deadline = self._draw(
+            number, lambda: ("".join(self.rng.sample(self._state().bag.tiles(), 7)), ())
+        )
         state = self._state()
         rnd = state.current
         assert rnd is not None

@@ -16,7 +16,7 @@ seed always record the same events.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -189,19 +189,31 @@ class _Game:
                 return tiles, tuple(rejected)
             rejected.append(tiles)
 
-    def _round(self, number: int, plan: draws.DrawPlan, vowels: frozenset[str]) -> bool:
-        """Play one round; False when nobody can move (the game is then over)."""
+    def _draw(
+        self, number: int, by_hand: Callable[[], tuple[str, tuple[str, ...]]]
+    ) -> tuple[datetime, datetime]:
+        """Record round `number`'s draw, made by the arbiter when the round starts: from the
+        seed in a seeded game, else the tiles and put-back draws `by_hand` gives. Returns when
+        it was drawn and the round's deadline, which the slips' times count from."""
         s = self.scenario
         drawn_at = s.start + (number - 1) * s.round_gap
         deadline = drawn_at + s.think_time
         if s.draw == "seeded":
             draw = DrawRack(number, seed=self.secret, deadline=deadline)
         else:
-            tiles, rejected = self._hand_draw(plan, self._state(), vowels)
+            tiles, rejected = by_hand()
             draw = DrawRack(number, tiles=tiles, rejected=rejected, deadline=deadline)
             if rejected:
                 self._note("rejected_draw", number)
         self._do([replace(draw, actor=s.arbiter, received_at=drawn_at)])
+        return drawn_at, deadline
+
+    def _round(self, number: int, plan: draws.DrawPlan, vowels: frozenset[str]) -> bool:
+        """Play one round; False when nobody can move (the game is then over)."""
+        s = self.scenario
+        drawn_at, deadline = self._draw(
+            number, lambda: self._hand_draw(plan, self._state(), vowels)
+        )
         rnd = self._state().current
         assert rnd is not None
         table = Table(rnd.board, rnd.rack, number, "P1", s.think_time, rnd.last)

@@ -14,14 +14,15 @@
         times of recording from the simulated clock, so that a seed always gives the same bytes.
 
 A federation's season, as the Romanian federation plays it, has competitions of each variant:
-tournament k plays `SEASON_VARIANTS[k % 3]` (classic duplicate, duplicat-completiv,
-anticipation with metagrams), all its games in that variant, so that a tournament's standings
-compare players on one kind of game. Players keep their id across tournaments, so that season
-standings add up; their habits (skill, slips, late slips, second thoughts, unreadable writing)
-make the notation realistic, and some rounds get an arbiter's incident (an annulment, one
-revoked on appeal, a penalty, a correction, a late slip, a change of mind; in completiv also
-a letter from the stock left unmarked, or one the stock no longer holds); one game in three
-draws its racks from a committed seed (revealed at the end), the others by hand from the bag.
+tournament k plays `SEASON_VARIANTS[k % 4]` (classic duplicate, duplicat-completiv,
+anticipation with metagrams, duplicat eliptic), all its games in that variant, so that a
+tournament's standings compare players on one kind of game. Players keep their id across
+tournaments, so that season standings add up; their habits (skill, slips, late slips, second
+thoughts, unreadable writing) make the notation realistic, and some rounds get an arbiter's
+incident (an annulment, one revoked on appeal, a penalty, a correction, a late slip, a change
+of mind; in completiv also a letter from the stock left unmarked, or one the stock no longer
+holds); one game in three draws its racks from a committed seed (revealed at the end), the
+others by hand from the bag.
 Everything is drawn from one `random.Random(seed)`: the same seed records the same events.
 """
 
@@ -66,23 +67,27 @@ PLAYS: dict[str, Callable[[EventStore, Scenario], Played]] = {
     "duplicate": simulate_game.play,
     "completiv": simulate_completiv.play,
     "anticipation": simulate_anticipation.play,
+    "eliptic": simulate_game.play,
 }
-"""How a game of each variant is played by simulated players."""
+"""How a game of each variant is played by simulated players: duplicat eliptic is duplicate's
+game with its own numbers (a rack of 8, at most 7 laid), which its context gives the players."""
 
 SEASON_VARIANTS = tuple(PLAYS)
 """The variants a simulated season's tournaments play, in turn (see the module's docstring)."""
 
 TITLES = {"duplicate": "", "completiv": " (duplicat-completiv)",
-          "anticipation": " (anticipație cu metagrame)"}  # fmt: skip
+          "anticipation": " (anticipație cu metagrame)",
+          "eliptic": " (duplicat eliptic)"}  # fmt: skip
 COMPLETIV_INCIDENTS = ("unmarked", "rule_a", "rule_b", "stock_joker")
+"""Completiv's own mishaps (`pipelines.simulate.completiv`), asked for besides `INCIDENTS`."""
 SETTINGS = {
     "duplicate": ({}, {"top_source": "computer"}, {"draw_minimums": "fisf", "solo_bonus": 20}),
     "completiv": ({}, {"solo_bonus": 5, "solo_min_players": 4}),
     "anticipation": ({},),
+    "eliptic": ({}, {"top_source": "computer"}),
 }
 """The settings of a tournament's games, in turn: the default rules, then games with the
 computer's top, FISF's 2+2 draws and another solo bonus."""
-"""Completiv's own mishaps (`pipelines.simulate.completiv`), asked for besides `INCIDENTS`."""
 
 
 @dataclass(frozen=True)

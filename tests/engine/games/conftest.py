@@ -19,14 +19,15 @@ def words() -> Dictionary:
 
 @pytest.fixture
 def table(words):
-    """A duplicate game with players ana, bob and cid, nothing drawn yet."""
+    """A duplicate game (or one of `variant`) with players ana, bob and cid, nothing drawn yet."""
 
-    def make(players=("ana", "bob", "cid"), **settings) -> Table:
+    def make(players=("ana", "bob", "cid"), variant="duplicate", **settings) -> Table:
         game = Table(words)
         extra = {k: settings.pop(k) for k in ("draw", "seed_commitment") if k in settings}
         game.run(
             CreateGame(
                 game_id="g1",
+                variant=variant,
                 players=tuple(Player(p, p.title()) for p in players),
                 settings=settings,
                 **extra,

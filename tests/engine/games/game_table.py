@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engine.dictionary import Dictionary
-from engine.games.commands import Command
+from engine.games.commands import Command, Submit
 from engine.games.events import Event, Recorded
+from engine.games.projections import PlayerResult, round_results
 from engine.games.replay import GameRuleError, context_for, decide, evolve, initial_state, replay
 from engine.games.state import GameState
 
@@ -60,3 +61,14 @@ class Table:
 
     def replayed(self) -> GameState:
         return replay(self.log, self.resolve)
+
+
+def submit_texts(game: Table, number: int, **texts: str) -> None:
+    """Each player's text for round `number`, received a minute before the deadline."""
+    for player, text in texts.items():
+        game.run(Submit(round=number, player_id=player, text=text, received_at=minutes(-1)))
+
+
+def player_result(game: Table, number: int, player: str) -> PlayerResult:
+    """A player's results of round `number`."""
+    return next(p for p in round_results(game.state, number).players if p.player_id == player)

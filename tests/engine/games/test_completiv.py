@@ -5,7 +5,7 @@ from the stock, the computer's top, and each player's state explained."""
 from __future__ import annotations
 
 import pytest
-from game_table import T0, Table, minutes
+from game_table import T0, Table, player_result, submit_texts
 
 from engine.bag import Bag
 from engine.board import Board
@@ -14,11 +14,9 @@ from engine.games.commands import (
     CreateGame,
     DrawRack,
     Player,
-    Submit,
 )
 from engine.games.completiv import player_view
 from engine.games.completiv_judge import stock_of
-from engine.games.projections import round_results
 from engine.movegen import find_top
 from engine.rack import Rack
 
@@ -42,20 +40,11 @@ def completiv(words):
     return make
 
 
-def _submit(game: Table, number: int, **texts: str) -> None:
-    for player, text in texts.items():
-        game.run(Submit(round=number, player_id=player, text=text, received_at=minutes(-1)))
-
-
-def _result(game: Table, number: int, player: str):
-    return next(p for p in round_results(game.state, number).players if p.player_id == player)
-
-
 def _after_jucator(completiv) -> Table:
     """Round 1 closed on the top H4: [J]UCATOR: the only J has left the stock."""
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
-    _submit(game, 1, ana="H4: [J]UCATOR")
+    submit_texts(game, 1, ana="H4: [J]UCATOR")
     game.run(CloseRound(round=1))
     return game
 
@@ -78,9 +67,9 @@ def test_the_vowel_consonant_rule_applies_to_the_6_drawn(completiv):
 def test_chosen_letter_completes_the_rack_to_7_and_earns_the_bingo(completiv):
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
-    _submit(game, 1, ana="H4: [J]UCATOR", bob="H4: JUCATOR +J = 102 p")
+    submit_texts(game, 1, ana="H4: [J]UCATOR", bob="H4: JUCATOR +J = 102 p")
     for player in ("ana", "bob"):
-        part = _result(game, 1, player).parts[0]
+        part = player_result(game, 1, player).parts[0]
         assert part.code is None
         assert part.judgement.verdict.bingo
         assert part.score == 102  # (20 + 6) x 2 + 50
@@ -91,9 +80,9 @@ def test_stock_joker_chosen_and_named_only_after_the_word_scores_as_a_joker(comp
     """The notation defect: `H4: JUCATOR +(C)` was read as a real C (102, rack JUATOR)."""
     game = completiv()
     game.run(DrawRack(round=1, tiles="JUATOR", deadline=T0))
-    _submit(game, 1, ana="H4: JUCATOR +(C)", bob="H4: JU[(C)]ATOR", cid="H4: JU(C)ATOR +(C)")
+    submit_texts(game, 1, ana="H4: JUCATOR +(C)", bob="H4: JU[(C)]ATOR", cid="H4: JU(C)ATOR +(C)")
     for player in ("ana", "bob", "cid"):
-        part = _result(game, 1, player).parts[0]
+        part = player_result(game, 1, player).parts[0]
         assert (part.code, part.score) == (None, 100)
 
 
@@ -101,11 +90,11 @@ def test_rule_a_letter_gone_from_the_stock_counts_as_its_joker_less_its_value(co
     game = _after_jucator(completiv)
     game.run(DrawRack(round=2, tiles="AEIRST", deadline=T0))
     assert stock_of(game.state.context.ruleset, game.state.board, "AEIRST").count("J") == 0
-    _submit(game, 2, ana="11E: [J]ARISTE", bob="11E: JARISTE +J", cid="11E: [(J)]ARISTE")
-    marked_as_joker = _result(game, 2, "cid").parts[0]
+    submit_texts(game, 2, ana="11E: [J]ARISTE", bob="11E: JARISTE +J", cid="11E: [(J)]ARISTE")
+    marked_as_joker = player_result(game, 2, "cid").parts[0]
     assert (marked_as_joker.code, marked_as_joker.score) == (None, 91)
     for player in ("ana", "bob"):
-        part = _result(game, 2, player).parts[0]
+        part = player_result(game, 2, player).parts[0]
         assert part.code is None
         assert part.score == 91 - 10
         assert part.judgement.move.jokers == (0,)
@@ -116,25 +105,25 @@ def test_rule_a_letter_gone_from_the_stock_counts_as_its_joker_less_its_value(co
 def test_rule_b_letter_gone_from_the_stock_with_no_joker_left_is_annulled(completiv):
     game = _after_jucator(completiv)
     game.run(DrawRack(round=2, tiles="??ARIS", deadline=T0))
-    _submit(game, 2, ana="11E: JARI +J", bob="11E: (J)ARI")
-    wrong = _result(game, 2, "ana")
+    submit_texts(game, 2, ana="11E: JARI +J", bob="11E: (J)ARI")
+    wrong = player_result(game, 2, "ana")
     assert (wrong.code, wrong.score) == ("completiv_letter_not_in_stock", 0)
     assert "rule b" in wrong.parts[0].judgement.problems[0].message
-    assert _result(game, 2, "bob").score == 23
+    assert player_result(game, 2, "bob").score == 23
 
 
 def test_stock_joker_chosen_when_none_is_left_is_annulled(completiv):
     game = _after_jucator(completiv)
     game.run(DrawRack(round=2, tiles="??ARIS", deadline=T0))
-    _submit(game, 2, ana="11E: [(J)]A(R)(I)")
-    assert _result(game, 2, "ana").code == "completiv_joker_not_in_stock"
+    submit_texts(game, 2, ana="11E: [(J)]A(R)(I)")
+    assert player_result(game, 2, "ana").code == "completiv_joker_not_in_stock"
 
 
 def test_unmarked_letter_from_the_stock_is_a_notation_error_annulled(completiv):
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
-    _submit(game, 1, ana="H4: JUCATOR")
-    result = _result(game, 1, "ana")
+    submit_texts(game, 1, ana="H4: JUCATOR")
+    result = player_result(game, 1, "ana")
     assert (result.code, result.score) == ("completiv_letter_unmarked", 0)
     assert "marks no letter chosen from the stock" in result.parts[0].judgement.problems[0].message
 
@@ -144,8 +133,8 @@ def test_a_move_of_the_drawn_tiles_alone_needs_no_mark(completiv):
     tiles do not supply."""
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
-    _submit(game, 1, ana="H8: ACTOR")
-    result = _result(game, 1, "ana")
+    submit_texts(game, 1, ana="H8: ACTOR")
+    result = player_result(game, 1, "ana")
     assert result.code is None and result.score > 0
     assert result.parts[0].judgement.problems == ()
 
@@ -153,8 +142,8 @@ def test_a_move_of_the_drawn_tiles_alone_needs_no_mark(completiv):
 def test_chosen_letter_not_laid_is_never_taken(completiv):
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
-    _submit(game, 1, ana="H8: ACTOR +J")
-    part = _result(game, 1, "ana").parts[0]
+    submit_texts(game, 1, ana="H8: ACTOR +J")
+    part = player_result(game, 1, "ana").parts[0]
     assert part.code is None
     assert "not laid: never taken" in part.judgement.notes[0]
 
@@ -167,7 +156,7 @@ def test_chosen_letter_leaves_the_stock_only_when_the_top_places_it(completiv):
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
     stock = game.state.bag
-    _submit(game, 1, ana="H8: ACTOR +J", bob="H8: ACT +Z")
+    submit_texts(game, 1, ana="H8: ACTOR +J", bob="H8: ACT +Z")
     game.run(CloseRound(round=1))
     assert game.state.current.top.text == "H8: ACTOR +J"
     assert game.state.bag == stock
@@ -177,7 +166,7 @@ def test_chosen_letter_leaves_the_stock_only_when_the_top_places_it(completiv):
 def test_leftover_is_what_the_top_did_not_use_of_the_6_drawn(completiv):
     game = completiv()
     game.run(DrawRack(round=1, tiles="UCATOR", deadline=T0))
-    _submit(game, 1, ana="H8: [B]URTA")
+    submit_texts(game, 1, ana="H8: [B]URTA")
     game.run(CloseRound(round=1))
     assert game.state.leftover == "CO"
     assert game.state.bag.count("B") == 1
@@ -206,7 +195,7 @@ def test_computer_top_searches_the_6_drawn_with_every_letter_of_the_stock(comple
 def test_player_view_shows_the_rack_with_the_chosen_letter_stock_and_score(completiv):
     game = _after_jucator(completiv)
     game.run(DrawRack(round=2, tiles="AEIRST", deadline=T0))
-    _submit(game, 2, ana="11E: [Z]ARISTE", bob="11E: [J]ARISTE")
+    submit_texts(game, 2, ana="11E: [Z]ARISTE", bob="11E: [J]ARISTE")
     assert player_view(game.state, "ana").rack == "AEIRSTZ"
     view = player_view(game.state, "bob")
     assert (view.drawn, view.chosen, view.rack) == ("AEIRST", "J", "AEIRST?")
@@ -221,14 +210,14 @@ def test_player_view_shows_the_rack_with_the_chosen_letter_stock_and_score(compl
 def test_duplicate_game_refuses_a_letter_chosen_from_the_stock(table):
     game = table()
     game.run(DrawRack(round=1, tiles="UCATORE", deadline=T0))
-    _submit(game, 1, ana="H4: JUCATOR +J")
-    assert _result(game, 1, "ana").code == "completiv_mark_not_allowed"
+    submit_texts(game, 1, ana="H4: JUCATOR +J")
+    assert player_result(game, 1, "ana").code == "completiv_mark_not_allowed"
 
 
 def test_completiv_replay_equals_the_incremental_state(completiv):
     game = _after_jucator(completiv)
     game.run(DrawRack(round=2, tiles="AEIRST", deadline=T0))
-    _submit(game, 2, ana="11E: [J]ARISTE", bob="11E: [(J)]ARISTE", cid="11E: REZISTA")
+    submit_texts(game, 2, ana="11E: [J]ARISTE", bob="11E: [(J)]ARISTE", cid="11E: REZISTA")
     game.run(CloseRound(round=2))
     assert game.replayed() == game.state
     assert game.state.bag.count("?") == 1
@@ -257,11 +246,11 @@ def test_marked_letter_gone_from_the_stock_is_rule_a_even_when_the_drawn_tiles_h
     game = completiv()
     game.run(DrawRack(round=1, tiles="ZAREIT", deadline=T0))
     assert game.state.bag.count("Z") == 0 and game.state.bag.count("?") == 2
-    _submit(game, 1, ana="H8: [Z]ARE", bob="H8: ZARE +Z", cid="H8: ZARE")
-    plain = _result(game, 1, "cid")
+    submit_texts(game, 1, ana="H8: [Z]ARE", bob="H8: ZARE +Z", cid="H8: ZARE")
+    plain = player_result(game, 1, "cid")
     assert (plain.code, plain.score) == (None, 26)  # (10 + 1 + 1 + 1) x 2
     for player in ("ana", "bob"):
-        part = _result(game, 1, player).parts[0]
+        part = player_result(game, 1, player).parts[0]
         assert part.code is None
         assert part.judgement.move.jokers == (0,)
         assert part.score == (0 + 1 + 1 + 1) * 2 - 10
@@ -278,7 +267,7 @@ def test_marked_letter_gone_from_the_stock_with_no_joker_left_is_rule_b_even_whe
     jokers, so the stock holds neither: `[Z]` is wrong and annulled."""
     game = completiv()
     game.run(DrawRack(round=1, tiles="ZARE??", deadline=T0))
-    _submit(game, 1, ana="H8: [Z]ARE", bob="H8: ZARE")
-    wrong = _result(game, 1, "ana")
+    submit_texts(game, 1, ana="H8: [Z]ARE", bob="H8: ZARE")
+    wrong = player_result(game, 1, "ana")
     assert (wrong.code, wrong.score) == ("completiv_letter_not_in_stock", 0)
-    assert _result(game, 1, "bob").score == 26
+    assert player_result(game, 1, "bob").score == 26

@@ -24,6 +24,14 @@ def test_fisf_minimums_are_two_and_two_up_to_round_15_then_one_and_one(ruleset):
     assert game.minimum(16) == DrawMinimum(16, 1, 1)
 
 
+def test_eliptic_plays_a_rack_of_8_laying_at_most_7_with_the_bonus_for_7(ruleset):
+    changed, game = read_settings(ruleset, {}, "eliptic")
+    assert (changed.rack_size, changed.max_laid, changed.bingo_size) == (8, 7, 7)
+    assert (game.draw_size, game.bingo_size, game.minimum(1)) == (8, 7, DrawMinimum(1, 1, 1))
+    assert (changed.bingo_bonus, game.problems) == (50, ())
+    assert read_settings(ruleset, {"max_laid": 8}, "eliptic")[0].max_laid == 8
+
+
 def test_draw_size_and_bingo_size_are_separate_settings(ruleset):
     changed, game = read_settings(ruleset, {"draw_size": 6, "bingo_size": 7})
     assert (game.draw_size, game.bingo_size, changed.rack_size) == (6, 7, 7)
