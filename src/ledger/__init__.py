@@ -8,22 +8,25 @@ PostgreSQL. It knows envelopes (streams, versions, types, hashes), never game ru
     check_recent(store)  # the quick check against the latest checkpoint
 """
 
-from ledger.canonical import GENESIS_HASH
-from ledger.envelope import NewEvent, RecordedEvent
-from ledger.errors import (
-    DatabaseError,
-    EnvelopeError,
-    EventIdConflict,
-    LedgerError,
-    NoLedger,
-    StreamStructureError,
-    VersionConflict,
-)
-from ledger.jsonl import JsonlError, PayloadCheck, write_export
-
-# The store, its importer and verifier need SQLAlchemy: imported on first use, so that code
-# reading only export files (`ledger.jsonl`, the engine commands' batches) never loads it.
+# Each name is imported from its module on first use, so that importing one part of the ledger
+# loads no other: the command line's root (`ledger.input_files`) none of the envelope and
+# export code, and code reading only export files (`ledger.jsonl`, the engine commands'
+# batches) no SQLAlchemy, which the store, its importer and verifier need.
 _LAZY = {
+    "GENESIS_HASH": "ledger.canonical",
+    "NewEvent": "ledger.envelope",
+    "RecordedEvent": "ledger.envelope",
+    "DatabaseError": "ledger.errors",
+    "EnvelopeError": "ledger.errors",
+    "EventIdConflict": "ledger.errors",
+    "LedgerError": "ledger.errors",
+    "NoLedger": "ledger.errors",
+    "StreamStructureError": "ledger.errors",
+    "LedgerAltered": "ledger.errors",
+    "VersionConflict": "ledger.errors",
+    "JsonlError": "ledger.jsonl",
+    "PayloadCheck": "ledger.jsonl",
+    "write_export": "ledger.jsonl",
     "EventStore": "ledger.store",
     "Head": "ledger.store",
     "open_store": "ledger.store",
@@ -35,7 +38,6 @@ _LAZY = {
     "verify_file": "ledger.verify",
     "verify_rows": "ledger.verify",
     "verify_store": "ledger.verify",
-    "LedgerAltered": "ledger.checkpoints",
     "check_events": "ledger.integrity",
     "check_recent": "ledger.integrity",
 }
@@ -49,32 +51,4 @@ def __getattr__(name: str) -> object:
     return getattr(import_module(_LAZY[name]), name)
 
 
-__all__ = [
-    "GENESIS_HASH",
-    "DatabaseError",
-    "EnvelopeError",
-    "EventIdConflict",
-    "EventStore",
-    "Head",
-    "ImportReport",
-    "JsonlError",
-    "LedgerAltered",
-    "LedgerError",
-    "NewEvent",
-    "NoLedger",
-    "PayloadCheck",
-    "RecordedEvent",
-    "StreamStructureError",
-    "VerifyProblem",
-    "VerifyResult",
-    "VersionConflict",
-    "check_events",
-    "check_recent",
-    "import_events",
-    "open_store",
-    "verify_chain",
-    "verify_file",
-    "verify_rows",
-    "verify_store",
-    "write_export",
-]
+__all__ = list(_LAZY)

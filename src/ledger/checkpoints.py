@@ -27,7 +27,7 @@ from ledger import merkle
 from ledger.canonical import GENESIS_HASH, envelope_bytes, now_recorded_at
 from ledger.database import read_transaction, write_transaction
 from ledger.envelope import MAX_SEQ
-from ledger.errors import LedgerError
+from ledger.errors import CheckpointError, LedgerAltered
 from ledger.schema import checkpoints as checkpoints_table
 from ledger.schema import merkle_subtrees
 from ledger.store import EventStore
@@ -42,16 +42,6 @@ SUBTREE_LEVEL = 8
 _BLOCK = 1 << SUBTREE_LEVEL
 _READ_PAGE = 20_000
 _INSERT_CHUNK = 5000
-
-
-class CheckpointError(LedgerError):
-    """A checkpoint or a proof that cannot be made: no events, no checkpoint, an unknown
-    seq or size. The message says what to do."""
-
-
-class LedgerAltered(CheckpointError):
-    """The ledger no longer matches what a checkpoint signed, or its events no longer form
-    an intact chain: nothing is signed or proved over it."""
 
 
 _WITH_CHECKPOINTS: weakref.WeakSet[Engine] = weakref.WeakSet()

@@ -34,9 +34,6 @@ from sqlalchemy.engine import Connection, Engine
 
 from ledger.errors import DatabaseError, NoLedger
 
-DEFAULT_URL = "sqlite:///arbitru.db"
-"""The embedded default: a SQLite file in the current directory (docs/architecture.md)."""
-
 APPEND_LOCK_KEY = 0x4172626974727531
 """PostgreSQL advisory lock taken by every write transaction (the bytes of "Arbitru1")."""
 

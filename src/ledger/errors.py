@@ -56,3 +56,14 @@ class DatabaseError(LedgerError):
 class NoLedger(DatabaseError):
     """The database holds no Arbitru ledger (no events table) and was opened only to read it:
     nothing was created. The message says how to create one."""
+
+
+class CheckpointError(LedgerError):
+    """A checkpoint or a proof that cannot be made: no events, no checkpoint, an unknown
+    seq or size. The message says what to do."""
+
+
+class LedgerAltered(CheckpointError):
+    """The ledger no longer matches what a checkpoint signed, or its events no longer form
+    an intact chain: nothing is signed or proved over it (`ledger.checkpoints`). Here, with
+    the other errors, so that a command naming it in an `except` loads no database layer."""

@@ -20,7 +20,7 @@ from ledger.store import EventStore
 
 
 def check_recent(store: EventStore) -> None:
-    """Raise ledger.checkpoints.LedgerAltered (message naming what is wrong and saying to run
+    """Raise ledger.errors.LedgerAltered (message naming what is wrong and saying to run
     `arbitru ledger verify`) unless: the latest checkpoint's root is reproduced from the stored
     tree and the event hashes of its last block, the head is not below it, and every event after
     it links to the one before and its content gives its hash. Without a checkpoint, only the

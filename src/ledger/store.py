@@ -25,7 +25,6 @@ from ledger.canonical import (
     now_recorded_at,
 )
 from ledger.database import (
-    DEFAULT_URL,
     create_db_engine,
     ensure_schema,
     read_transaction,
@@ -34,6 +33,7 @@ from ledger.database import (
     unreachable,
     write_transaction,
 )
+from ledger.default_url import DEFAULT_URL
 from ledger.envelope import (
     MAX_SEQ,
     NewEvent,

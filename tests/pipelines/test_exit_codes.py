@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from game_cli_helpers import Arbiter, cli, create, runner
 
-from pipelines.cli import demo
 from pipelines.cli.arbitru import app
 from pipelines.cli.exits import ExitCode
 from pipelines.files.errors import OutputNotWritten
@@ -156,7 +155,7 @@ def test_a_demo_that_fails_half_way_leaves_no_half_a_folder(tmp_path, monkeypatc
     def full(*_args, **_kwargs):
         raise OutputNotWritten(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), tmp_path)
 
-    monkeypatch.setattr(demo, "export_parquet", full)
+    monkeypatch.setattr("pipelines.season.export.export_parquet", full)  # as the demo runs
     target = tmp_path / "demo"
     code, stderr = _code("demo", "--dir", str(target))
     assert code == ExitCode.UNWRITTEN and "No space left on device" in stderr

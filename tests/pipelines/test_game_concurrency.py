@@ -15,7 +15,6 @@ from game_cli_helpers import Arbiter, create
 
 from engine.games.commands import CloseRound, Submit
 from ledger import EventStore, RecordedEvent
-from pipelines.cli import game_common
 from pipelines.games.service import CommandRefused, Game, execute
 
 pytestmark = pytest.mark.usefixtures("default_home")
@@ -119,7 +118,7 @@ def test_a_submission_without_round_is_refused_when_another_terminal_closes_its_
             return Interleaved(url, interleaving.pop())
         return EventStore(url, upgrade=upgrade)
 
-    monkeypatch.setattr(game_common, "EventStore", ledger)
+    monkeypatch.setattr("ledger.store.EventStore", ledger)  # where a command opens its ledger
     before = first.events()
     result = first.run("submit", "hd1", "--player", "bob", "--text", "H4: VARIATE")
     assert not interleaving, "the other terminal never wrote"

@@ -1,4 +1,4 @@
-"""Start-up: a command imports only what it uses (issue 11).
+"""Start-up: a command imports only what it uses (issues 11 and 21).
 
 The ledger's SQLAlchemy and Alembic take most of a second to import; `arbitru --help` and the
 engine commands never need them, so they must never load them. Commands reading a ledger load
@@ -7,7 +7,8 @@ migration tool), nor what only other commands use: signing keys (`cryptography`,
 commands that sign or check a signature only, not for the other `ledger` commands), SVG
 pictures, progress bars, the PostgreSQL dialect on a SQLite ledger. The root help lists the
 sub-apps from `cli.SUB_APPS` without importing them, so that list must say what each sub-app
-says of itself.
+says of itself. A command's help loads no database layer, no signing keys, no Parquet writer
+and no Markdown renderer (Typer's help renderer loads without it: `cli.help_renderer`).
 """
 
 import json
@@ -30,7 +31,13 @@ HEAVY = (
     "sqlalchemy", "alembic", "ledger.store", "ledger.database", "cryptography",
     "sqlalchemy.dialects.postgresql", "rich.progress", "pipelines.pictures.board_svg",
     "pipelines.cli.game", "pipelines.cli.game_decisions", "pipelines.cli.game_replace",
+    "pyarrow", "pydantic", "markdown_it", "pygments",
 )  # fmt: skip
+
+NEVER_FOR_HELP = {
+    "sqlalchemy", "alembic", "ledger.store", "ledger.database", "cryptography", "pyarrow",
+    "pydantic", "markdown_it", "pygments",
+}  # fmt: skip
 
 # Runs the CLI, then prints (at exit) which of the heavy modules (or packages) it imported.
 PROBE = (
@@ -165,3 +172,35 @@ def test_the_offline_proof_commands_load_nothing_of_the_database_layer(tmp_path,
     assert code == 0 and not {"sqlalchemy", "alembic", "ledger.store", "ledger.database"} & set(
         heavy
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        *([name, "--help"] for name in cli.SUB_APPS),
+        # recompute's help quotes the recompute's own limits, so it loads its module.
+        *([name, "--help"] for name in cli.SUB_COMMANDS if name != "recompute"),
+        ["ledger", "head", "--help"],
+        ["keys", "new", "--help"],
+    ],
+    ids=" ".join,
+)
+def test_help_imports_no_database_layer_nor_cryptography(args, tmp_path):
+    code, heavy = loaded(*args, home=tmp_path)
+    assert code == 0 and not set(heavy) & NEVER_FOR_HELP, heavy
+
+
+def test_typers_help_renderer_still_renders_markdown_when_asked():
+    probe = (
+        "import sys\n"
+        "import pipelines.cli.arbitru, typer.rich_utils as renderer\n"
+        "print('markdown_it' in sys.modules, 'pygments' in sys.modules)\n"
+        "import rich.markdown, rich.traceback\n"
+        "shown = renderer.Markdown('*x*')\n"
+        "print(type(shown) is rich.markdown.Markdown, hasattr(rich.traceback, 'install'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, check=True)  # fmt: skip
+    assert done.stdout.split() == ["False", "False", "True", "True"]

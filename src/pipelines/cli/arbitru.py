@@ -8,7 +8,9 @@ ARBITRU_DEBUG=1), so that no Python traceback reaches a user.
 
 Sub-apps are imported only when their command runs: `arbitru engine score` never imports the
 ledger's SQLAlchemy and Alembic, and `arbitru --help` lists the sub-apps from `SUB_APPS`
-without importing any. Adding a sub-app is one line there.
+without importing any. Adding a sub-app is one line there. Typer's help renderer loads
+without the Markdown and traceback renderers it would import and never use here
+(`pipelines.cli.help_renderer`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ if TYPE_CHECKING:  # Typer brings its own click (vendored or as a dependency): n
 from engine.echo import echo
 from ledger.input_files import forget_inputs
 from pipelines.cli.exits import ExitCode, ended, guarded_output
-from pipelines.cli.inputs import fail
+from pipelines.cli.help_renderer import load_help_renderer_lightly
 from pipelines.files.errors import (
     Interrupted,
     OutputNotWritten,
@@ -36,6 +38,8 @@ from pipelines.files.errors import (
     nothing_done_yet,
     tell,
 )
+
+load_help_renderer_lightly()
 
 SUB_APPS: dict[str, tuple[str, str]] = {
     "engine": ("pipelines.cli.engine:engine_app", "The rules engine: score moves, find the top."),
@@ -148,6 +152,8 @@ class _SubApps(TyperGroup):
         try:
             return super().invoke(ctx)
         except OutputRefused as exc:
+            from pipelines.cli.inputs import fail  # Rich's console: `--version` needs none
+
             fail(str(exc))
         except (OutputNotWritten, Interrupted) as exc:
             raise typer.Exit(ended(exc)) from None

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
 
-from ledger import (
-    LedgerError,
-)
-from ledger.database import DEFAULT_URL, create_db_engine, upgrade
+from ledger.default_url import DEFAULT_URL
+from ledger.errors import LedgerError
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
-
-if TYPE_CHECKING:
-    pass
-
-
 from pipelines.cli.ledger import _out, _safe_url
 
 db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
@@ -24,6 +15,8 @@ db_app = typer.Typer(help="The ledger's database.", no_args_is_help=True)
 @db_app.command("upgrade")
 def upgrade_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> None:
     """Create or migrate the ledger's tables to the newest schema."""
+    from ledger.database import create_db_engine, upgrade  # the database layer: not for --help
+
     try:
         engine = create_db_engine(db)
         try:

@@ -20,13 +20,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from engine.games.projections import position
-from ledger import EventStore, import_events, verify_store
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.game_common import store
 from pipelines.cli.inputs import fail
@@ -36,9 +35,7 @@ from pipelines.files.errors import say_if_output_fails, system_refused
 from pipelines.files.whole import output_target, write_whole
 from pipelines.games.records import check_payload
 from pipelines.games.service import load_game
-from pipelines.season.export import export_parquet
 from pipelines.season.ranking import DEMO_POINTS_FILE, PointsTable
-from pipelines.season.recompute import Selection, plan, recompute
 from pipelines.season.tournaments import (
     TournamentResult,
     read_tournaments,
@@ -46,6 +43,9 @@ from pipelines.season.tournaments import (
     season_standings,
     seasons,
 )
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 SAMPLE = "sample-season.jsonl"
 """The sample season, in the `pipelines.data` package."""
@@ -119,6 +119,12 @@ def demo_command(
     Creates a SQLite ledger, imports and verifies the sample season, recomputes the read
     models, prints the season standings, writes the Parquet export and draws a final board;
     then lists the next commands to try."""
+    # The ledger's import and verifier, the recompute and the Parquet writer are imported
+    # when the demo runs, not by its help.
+    from ledger import import_events, verify_store
+    from pipelines.season.export import export_parquet
+    from pipelines.season.recompute import Selection, plan, recompute
+
     started = time.monotonic()
     target = demo_folder(folder, Path.cwd()).absolute()
     created = not target.exists()

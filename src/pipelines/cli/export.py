@@ -10,19 +10,20 @@ unless `--skip-verify` asks for an export that nothing vouches for (forensic wor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from ledger import EventStore
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from pipelines.cli.game_common import reported, unless_altered
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.cli.views import err
 from pipelines.cli.views import out as console
-from pipelines.season.export import Export, ExportError, export_parquet
 from pipelines.season.ranking import PointsTable, RankingError
+
+if TYPE_CHECKING:
+    from pipelines.season.export import Export
 
 
 def export_command(
@@ -68,6 +69,10 @@ def export_command(
     The same ledger gives the same bytes; the folder is written whole or not at all. The
     chain is verified first: an altered ledger is refused. A stream whose opening event
     names another id (an older ledger) is left out and named: exit 1."""
+    # The ledger and the Parquet writer are imported when the command runs, not by its help.
+    from ledger import EventStore
+    from pipelines.season.export import ExportError, export_parquet
+
     try:
         table = PointsTable.load(points)
     except RankingError as exc:

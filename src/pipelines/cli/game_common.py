@@ -16,21 +16,17 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import partial
-from typing import Annotated, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
-import sqlalchemy as sa
 import typer
 from rich.markup import escape
 
 from engine.games import commands as cmd
-from ledger import EventStore, LedgerError, NoLedger
-from ledger.checkpoints import LedgerAltered
-from ledger.database import DEFAULT_URL
-from ledger.integrity import check_recent
+from ledger.default_url import DEFAULT_URL
+from ledger.errors import LedgerAltered, LedgerError, NoLedger
 from pipelines.cli import views
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, fail
-from pipelines.cli.new_ledger import removed_if_unwritten
 from pipelines.files.errors import system_refused
 from pipelines.games import limits
 from pipelines.games.inputs import InputError, parse_time
@@ -44,6 +40,9 @@ from pipelines.games.service import (
     vouched,
 )
 from pipelines.games.slip_times import checked_arrivals
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
 DryRunOption = Annotated[
@@ -154,6 +153,11 @@ def _in_options(message: str) -> str:
 
 def no_ledger(db: str) -> bool:
     """Whether the database holds no ledger yet (a `create --dry-run` then runs on none)."""
+    # The database layer is imported by the commands that open a ledger, not by their help.
+    import sqlalchemy as sa
+
+    from ledger import EventStore
+
     try:
         EventStore(db, upgrade=False).close()
     except NoLedger:
@@ -167,6 +171,9 @@ def no_ledger(db: str) -> bool:
 def store(db: str, *, create: bool = False) -> Iterator[EventStore]:
     """The ledger, with every failure reported (`reported`). Only `create` creates a ledger:
     other commands on a mistyped path say so instead."""
+    from ledger import EventStore
+    from pipelines.cli.new_ledger import removed_if_unwritten
+
     with (
         removed_if_unwritten(db) if create else nullcontext(),
         reported(),
@@ -178,6 +185,8 @@ def store(db: str, *, create: bool = False) -> Iterator[EventStore]:
 @contextmanager
 def reported() -> Iterator[None]:
     """Every failure of the service or the ledger as a message on stderr and an exit code."""
+    import sqlalchemy as sa
+
     try:
         yield
     except CommandRefused as exc:
@@ -341,6 +350,8 @@ def run(to: Append, game: str, commands: Commands, *, create: bool = False) -> N
         with reported():
             outcome = execute(None, game, commands, dry_run=True)
     else:
+        from ledger.integrity import check_recent
+
         with store(to.db, create=create and not to.dry_run) as opened:
             check_recent(opened)
             outcome = execute(opened, game, commands, dry_run=to.dry_run)

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from engine.games.projections import position
 from engine.ruleset import Ruleset
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from pipelines.cli import views
 from pipelines.cli.game_common import GameArg, loaded, store, view_of
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail

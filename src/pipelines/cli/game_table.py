@@ -14,7 +14,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from pipelines.cli.game_common import GameArg, loaded, view_of
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.cli.views import out

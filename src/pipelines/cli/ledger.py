@@ -18,22 +18,14 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated
 
-import sqlalchemy as sa
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from engine.echo import echo
-from ledger import (
-    EventStore,
-    ImportReport,
-    LedgerAltered,
-    LedgerError,
-    check_recent,
-    import_events,
-)
-from ledger.database import DEFAULT_URL, driver_error
+from ledger.default_url import DEFAULT_URL
 from ledger.envelope import STREAM_FORMAT, check_stream
+from ledger.errors import LedgerError
 from ledger.input_files import (
     EVENTS,
 )
@@ -49,14 +41,11 @@ from pipelines.cli.ledger_progress import (
     progress,
     shows_progress,
 )
-from pipelines.cli.new_ledger import removed_if_unwritten
 from pipelines.files.errors import OutputNotWritten, say_if_output_fails, system_refused
 from pipelines.files.whole import output_target, write_whole
-from pipelines.games.records import check_payload
-from pipelines.games.stream_names import claim_problem, claimed_ids
 
 if TYPE_CHECKING:
-    pass
+    from ledger import EventStore, ImportReport
 
 
 ledger_app = typer.Typer(help="The event ledger.", no_args_is_help=True)
@@ -68,6 +57,12 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
     Only `create` (import) creates or migrates it; the reading commands open an existing
     ledger read-only, as it is, so that a mistyped path is an error rather than a new empty
     ledger and a copy nobody may write can still be verified."""
+    # The database layer is imported by the commands that open a ledger, not by their help.
+    import sqlalchemy as sa
+
+    from ledger import EventStore
+    from pipelines.cli.new_ledger import removed_if_unwritten
+
     with removed_if_unwritten(url) if create else nullcontext():
         try:
             store = EventStore(url, read_only=not create)
@@ -82,6 +77,10 @@ def _store(url: str, *, create: bool = False) -> Iterator[EventStore]:
 @contextmanager
 def _reported(store: EventStore) -> Iterator[None]:
     """The failures of a command on an open ledger as messages on stderr, the store closed."""
+    import sqlalchemy as sa
+
+    from ledger.database import driver_error
+
     with store:
         try:
             yield
@@ -130,6 +129,8 @@ def import_command(
     Nothing is written unless the whole file is valid.
     Events already stored (same event_id) are skipped. A ledger failing its quick check
     is refused first (exit 1), as an append is."""
+    from ledger import LedgerAltered, check_recent, import_events
+
     with (
         opened_input(file, EVENTS) as given,
         _readable_at_once(given) as source,
@@ -169,6 +170,9 @@ def import_command(
 def _payload_check(store: EventStore) -> PayloadCheck:
     """`check_payload`, and an opening event refused when the id it names is one another
     stream of the ledger already claims (`pipelines.games.stream_names`), as `game create` does."""
+    from pipelines.games.records import check_payload
+    from pipelines.games.stream_names import claim_problem, claimed_ids
+
     claimed = claimed_ids(store)
 
     def check(type_name: str, schema: int, payload: dict, meta: dict) -> str | None:
@@ -254,6 +258,8 @@ def _said_if_altered(store: EventStore, what: str) -> bool:
     """Whether the ledger fails the quick check (`check_recent`); when it does, one line on
     stderr says so before the output, which is still written (the events as stored, for
     forensic work) and the command exits 1 after it, as the game views do."""
+    from ledger import LedgerAltered, check_recent
+
     try:
         check_recent(store)
     except LedgerAltered as exc:
@@ -280,6 +286,8 @@ def _export_to_stdout(lines: Iterator[bytes]) -> int | None:
 
 
 def _safe_url(url: str) -> str:
+    import sqlalchemy as sa
+
     try:
         return sa.make_url(url).render_as_string(hide_password=True)
     except (sa.exc.ArgumentError, ValueError):

@@ -16,18 +16,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ledger import (
-    EventStore,
-    Head,
-    LedgerAltered,
-    LedgerError,
-    VerifyResult,
-    verify_file,
-    verify_rows,
-)
 from ledger.canonical import now_recorded_at
-from ledger.checkpoints import list_checkpoints, recent_stretch, refuse_other_key
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
+from ledger.errors import LedgerError
 from ledger.input_files import (
     EVENTS,
     PUBLISHED_HEAD,
@@ -47,6 +38,7 @@ from pipelines.files.whole import output_target, write_whole
 from pipelines.games.checkpoints import CHECKPOINT_KEY_ENV
 
 if TYPE_CHECKING:
+    from ledger import EventStore, Head, VerifyResult
     from ledger.signing import Ed25519PrivateKey, Ed25519PublicKey
 
 
@@ -101,6 +93,10 @@ def verify_command(
     A database is also checked against every checkpoint recorded in it: none may cover more
     events than the chain holds, and the event hashes must give each one's signed root.
     Exit 0 when intact; otherwise exit 1, naming the first broken seq and what is wrong."""
+    # The verifier and the database layer are imported when the command runs, not by its help.
+    from ledger import verify_file, verify_rows
+    from ledger.checkpoints import list_checkpoints
+
     trusted = _trusted_key(pubkey)
     expected = None if expect_head is None else _expected_head(expect_head, trusted)
     shown = shows_progress(_err, as_json)
@@ -163,6 +159,8 @@ def _trusted_key(pubkey: Path | None) -> Ed25519PublicKey | None:
 def _expected_head(text: str, trusted: Ed25519PublicKey | None) -> Head:
     """The head `--expect-head` names: SEQ:HASH, or a published head file whose signature
     the trusted key checks (a bad signature is a negative verdict, exit 1)."""
+    from ledger import Head
+
     match = _HEAD_FORMAT.match(text.strip())
     if match is not None:
         return Head(int(match[1]), match[2])
@@ -290,6 +288,7 @@ def head_command(
             raise typer.Exit(ExitCode.NEGATIVE)
         return
     assert key is not None
+    from ledger import LedgerAltered
     from ledger.published_head import publish as sign_head  # loads `cryptography`
     from ledger.signing import load_private_key
 
@@ -323,6 +322,8 @@ def _check_before_publishing(store: EventStore, private_key: Ed25519PrivateKey) 
     signs: the events since the latest checkpoint (the whole ledger when there is none), and
     the latest checkpoint signed by this key, so that a head is never signed over a history
     another key vouches for."""
+    from ledger.checkpoints import recent_stretch, refuse_other_key
+
     stretch = recent_stretch(store)
     if stretch.previous is not None:
         refuse_other_key(stretch.previous, private_key.public_key())

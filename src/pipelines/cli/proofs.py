@@ -24,15 +24,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from ledger import EventStore, LedgerError, verify_rows
-from ledger.checkpoints import (
-    LedgerAltered,
-    list_checkpoints,
-    make_checkpoint,
-)
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
+from ledger.errors import LedgerAltered, LedgerError
 from ledger.proofs import consistency_document, inclusion_document
-from ledger.proving import prove_consistency, prove_inclusion
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.cli.ledger import _err, _out, _store
@@ -41,6 +35,7 @@ from pipelines.files.whole import output_target, write_whole
 from pipelines.games.checkpoints import CHECKPOINT_KEY_ENV
 
 if TYPE_CHECKING:
+    from ledger import EventStore
     from ledger.signing import Ed25519PrivateKey
 
 OutOption = Annotated[
@@ -75,6 +70,8 @@ def checkpoint_command(
     recorded checkpoint's root), and every checkpoint must be signed by this key; with
     --quick, only the events since the latest checkpoint and its signature. Nothing is
     signed over a broken ledger (exit 1, naming what is wrong), even when no event is new."""
+    # The ledger's checkpoints are imported when the command runs, not by its help.
+    from ledger.checkpoints import make_checkpoint
     from ledger.signing import load_private_key  # loads `cryptography`
 
     try:
@@ -111,6 +108,8 @@ def _verify_before_signing(store: EventStore, private_key: Ed25519PrivateKey) ->
     """Leave with exit 1, signing nothing, unless the whole ledger verifies: every hash and
     link, every recorded checkpoint's size and root, and every checkpoint signed by this key:
     one made by another key may vouch for a forged history, and is never signed over."""
+    from ledger import verify_rows
+    from ledger.checkpoints import list_checkpoints
     from ledger.signing import signature_problem
 
     recorded = list_checkpoints(store)
@@ -131,6 +130,8 @@ def _verify_before_signing(store: EventStore, private_key: Ed25519PrivateKey) ->
 
 def checkpoints_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> None:
     """List the recorded checkpoints, smallest first."""
+    from ledger.checkpoints import list_checkpoints
+
     with _store(db) as store:
         recorded = list_checkpoints(store)
     if as_json:
@@ -160,6 +161,8 @@ def prove_command(
     checkpoint (the latest one unless --checkpoint), as JSON.
 
     Anyone holding the federation's public key checks it with `arbitru verify-proof`."""
+    from ledger.proving import prove_inclusion
+
     with _proving(db) as store:
         proof = prove_inclusion(store, seq, checkpoint)
     _write_document(inclusion_document(proof), out)
@@ -173,6 +176,8 @@ def consistency_command(
 ) -> None:
     """Write a consistency proof between two checkpoints, as JSON: that the ledger signed by
     the newer one begins with the events signed by the older one, unchanged."""
+    from ledger.proving import prove_consistency
+
     with _proving(db) as store:
         proof = prove_consistency(store, old, new)
     _write_document(consistency_document(proof), out)

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from pipelines.cli.game_common import options_last, store, view_of
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
 from pipelines.cli.tournament import (

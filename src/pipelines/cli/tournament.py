@@ -13,13 +13,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from ledger import EventStore
-from ledger.database import DEFAULT_URL
+from ledger.default_url import DEFAULT_URL
 from ledger.jsonl import row_line
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.game_common import store, view_of
@@ -44,6 +43,9 @@ from pipelines.season.tournaments import (
     seasons,
 )
 from pipelines.simulate.season import PLACES, fixed_record, plan_season, play_season
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 tournament_app = typer.Typer(
     help="Tournaments: standings across their games.", no_args_is_help=True

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ledger.checkpoints import make_checkpoint
-from ledger.store import EventStore
-from ledger.tree_head import Checkpoint
+if TYPE_CHECKING:
+    from ledger.store import EventStore
+    from ledger.tree_head import Checkpoint
 
 CHECKPOINT_KEY_ENV = "ARBITRU_CHECKPOINT_KEY"
 """The environment variable naming the private key file that signs checkpoints."""
@@ -40,6 +41,7 @@ def checkpoint_if_configured(store: EventStore, key: Path | None = None) -> Chec
     path = configured_key(key)
     if path is None:
         return None
+    from ledger.checkpoints import make_checkpoint  # the key's option needs no database
     from ledger.signing import load_private_key  # only signing loads `cryptography`
 
     return make_checkpoint(store, load_private_key(path))[0]

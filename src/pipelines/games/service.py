@@ -24,6 +24,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from engine.dictionary import Dictionary
 from engine.echo import echo
@@ -34,16 +35,18 @@ from engine.games.payloads import encode_event, format_time, read_recorded
 from engine.games.replay import VARIANTS, decide, evolve, initial_state
 from engine.games.state import GameRuleError, GameState
 from engine.ruleset import RulesetError
-from ledger import EventStore, NewEvent, RecordedEvent, VersionConflict
+from ledger import NewEvent, RecordedEvent, VersionConflict
 from ledger.catalogue import naming_problem
-from ledger.checkpoints import LedgerAltered
 from ledger.envelope import STREAM_PATTERN
-from ledger.integrity import check_events, check_recent
+from ledger.errors import LedgerAltered
 from pipelines.games.limits import event_problem
 from pipelines.games.stream_names import claimants
 from pipelines.lexicons.cache import load_dictionary
 from pipelines.lexicons.registry import LexiconSpecError
 from pipelines.lexicons.registry import resolve as resolve_list
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
 """The variants whose rules exist (the engine's); games of the others cannot be created."""
@@ -210,6 +213,9 @@ def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -
 
 def events_altered(stored: Iterable[RecordedEvent]) -> str | None:
     """Why some of these events no longer give their hashes (`check_events`), or None."""
+    # The ledger's checks are imported where they run: a command's help needs no database layer.
+    from ledger.integrity import check_events
+
     try:
         check_events(stored)
     except LedgerAltered as exc:
@@ -220,6 +226,8 @@ def events_altered(stored: Iterable[RecordedEvent]) -> str | None:
 def ledger_altered(store: EventStore) -> str | None:
     """Why the ledger fails the quick check of its chain (`check_recent`: the events since
     the latest checkpoint, and the head against it), or None: what a view says first."""
+    from ledger.integrity import check_recent
+
     try:
         check_recent(store)
     except LedgerAltered as exc:

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
-
-from ledger import EventStore
 from ledger.catalogue import STREAM_KINDS, naming_problem, stream_kind
-from ledger.database import read_transaction
-from ledger.schema import events as events_table
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 OPENING_TYPES = tuple(kind.opened_by for kind in STREAM_KINDS.values())
 """The event types that open a stream and name its id."""
@@ -53,6 +51,12 @@ class Misnamed:
 
 def _openings(store: EventStore, up_to_seq: int | None) -> list[tuple[str, str, dict[str, Any]]]:
     """(stream, type, payload) of every opening event, up to `up_to_seq` when given."""
+    # The database layer is imported where the ledger is read: a command's help needs none.
+    import sqlalchemy as sa
+
+    from ledger.database import read_transaction
+    from ledger.schema import events as events_table
+
     e = events_table
     query = sa.select(e.c.stream, e.c.type, e.c.payload).where(e.c.type.in_(OPENING_TYPES))
     if up_to_seq is not None:

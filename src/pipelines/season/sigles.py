@@ -17,8 +17,10 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pipelines.season.tournaments import TournamentStanding
+if TYPE_CHECKING:
+    from pipelines.season.tournaments import TournamentStanding
 
 ENCODING = "latin-1"
 LINE_END = b"\r\n"

@@ -32,19 +32,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING
 
 from engine.games.events import GameAdded, PlayerRegistered, TournamentCreated
 from engine.games.payloads import EventDecodeError, decode_event
 from engine.games.projections import Standing, round_results, standings
-from ledger import EventStore
 from ledger.catalogue import naming_problem
-from ledger.database import read_transaction
-from ledger.schema import events as events_table
 from pipelines.games.service import load_game
-from pipelines.season import readmodels as rm
 from pipelines.season.ranking import Award, PointsTable
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 
 class TournamentError(ValueError):
@@ -170,6 +168,12 @@ def read_tournaments(store: EventStore) -> tuple[Tournament, ...]:
     """Every tournament of the ledger, in the order they were created, but for the streams
     whose TournamentCreated names another tournament (`pipelines.games.stream_names`: the reading
     commands name them): one tournament id is one stream."""
+    # The database layer is imported where the ledger is read: a command's help needs none.
+    import sqlalchemy as sa
+
+    from ledger.database import read_transaction
+    from ledger.schema import events as events_table
+
     query = (
         sa.select(events_table.c.stream)
         .where(events_table.c.type == "TournamentCreated")
@@ -340,6 +344,11 @@ def recomputed_standings(store: EventStore, game_ids: Iterable[str]) -> Games:
     """The standings of these games as the last `arbitru recompute` wrote them (read model
     `read_game_standings`, with their variant); a game it has not computed has none. The
     read models keep no tops nor round scores: tie-breaks by them need the replay."""
+    import sqlalchemy as sa
+
+    from ledger.database import read_transaction
+    from pipelines.season import readmodels as rm
+
     wanted = list(game_ids)
     table = rm.game_standings
     query = (

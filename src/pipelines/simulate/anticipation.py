@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from engine.board import Board
 from engine.games.anticipation_rules import sheet_of
@@ -42,9 +43,11 @@ from engine.notation import Move, format_move
 from engine.rack import RackError
 from engine.tiles import JOKER
 from engine.verdict import check_move
-from ledger import EventStore
 from pipelines.simulate.duplicate import ANNUL_REASONS, CORRECTION_REASON, Played, Scenario, _Game
 from pipelines.simulate.players import SimulatedPlayer
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 BALANCE_VOWELS = "AEIO"
 BALANCE_CONSONANTS = "RSTNC"

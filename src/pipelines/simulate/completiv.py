@@ -17,6 +17,7 @@ events.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from engine.bag import Bag
 from engine.games.completiv_judge import marked, stock_of
@@ -24,9 +25,11 @@ from engine.movegen import ScoredMove
 from engine.notation import Chosen, Move, format_move
 from engine.rack import Rack
 from engine.tiles import JOKER
-from ledger import EventStore
 from pipelines.simulate.duplicate import Played, Scenario, _Game
 from pipelines.simulate.players import Players, Slip, Table
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 LETTERS_SEARCHED = 4
 """How many letters of the stock the players search besides the drawn tiles alone."""

@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.bag import Bag
 from engine.games import draws
@@ -42,9 +42,11 @@ from engine.games.duplicate import tied_moves
 from engine.games.state import GameState, PlayerRound
 from engine.movegen import ScoredMove
 from engine.notation import Move, format_move, parse_move
-from ledger import EventStore
 from pipelines.games.service import dictionary_ref, execute, load_game
 from pipelines.simulate.players import Players, SimulatedPlayer, Slip, Table, make_players
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 INCIDENTS = (
     "annul", "annul_revoked", "penalty", "correct", "late", "resubmit", "penalty_revoked",

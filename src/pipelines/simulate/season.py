@@ -34,14 +34,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from engine.games.payloads import format_time
-from ledger import EventStore, NewEvent
+from ledger import NewEvent
 from pipelines.simulate import anticipation as simulate_anticipation
 from pipelines.simulate import completiv as simulate_completiv
 from pipelines.simulate import duplicate as simulate_game
 from pipelines.simulate.duplicate import INCIDENTS, Played, Scenario
 from pipelines.simulate.players import SimulatedPlayer, make_players
+
+if TYPE_CHECKING:
+    from ledger import EventStore
 
 PLACES = (
     ("cupa-bucuresti", "Cupa Bucureștiului", "București"),
