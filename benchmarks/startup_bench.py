@@ -9,7 +9,7 @@ the median and 95th percentile of the wall time and of the CPU time (user + syst
 Targets (issue 21): `--help` under 0.2 s, a game's standings under 0.4 s. Wall time grows when
 other processes share the machine (the load average is printed first); CPU time much less.
 
-Without --db, makes the demo's ledger once (`arbitru demo`, the sample season: 3,712 events)
+Without --db, makes the demo's ledger once (`arbitru demo`, the sample season: 3,658 events)
 in a temporary folder. Each command runs once before it is timed, so that its bytecode and
 the word list's cache exist, as they do on a user's machine: PYTHONDONTWRITEBYTECODE is left
 out of the commands' environment, since without bytecode every run would compile Arbitru's
