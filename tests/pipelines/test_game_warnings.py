@@ -199,7 +199,7 @@ def test_upgrading_read_models_from_0005_keeps_their_standings_with_no_warnings(
 
 
 def _csv_warnings(path: Path) -> dict[str, int]:
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         return {r["player_id"]: int(r["warnings"]) for r in csv.DictReader(handle)}
 
 

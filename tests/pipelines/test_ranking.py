@@ -151,8 +151,9 @@ def test_a_fourteen_player_tournament_takes_the_value_14_scale_in_json_csv_duckd
     out = tmp_path / "table.csv"
     written = _invoke([*args, "--csv", str(out)])
     assert written.stdout == "" and "wrote 14 rows" in written.stderr
+    assert out.read_bytes().startswith("\ufeffrank,".encode())  # a spreadsheet's UTF-8 mark
     assert "Equal totals share the place" in written.stderr
-    with out.open(encoding="utf-8", newline="") as f:
+    with out.open(encoding="utf-8-sig", newline="") as f:
         read = list(csv.DictReader(f))
     assert [(int(r["rank"]), r["player_id"], r["name"], float(r["points"])) for r in read] == [
         (r["rank"], r["player_id"], r["name"], r["points"]) for r in rows
@@ -176,7 +177,7 @@ def test_a_fourteen_player_tournament_takes_the_value_14_scale_in_json_csv_duckd
     )
     season_csv = tmp_path / "season.csv"
     _invoke(["season", "table", "--db", game_ledger, "--csv", str(season_csv)])
-    with season_csv.open(encoding="utf-8", newline="") as f:
+    with season_csv.open(encoding="utf-8-sig", newline="") as f:
         header, *lines = list(csv.reader(f))
     assert header[:4] == ["rank", "player_id", "name", "club"]
     assert "cupa-bucuresti-2026 place" in header and header[-1] == "points"
@@ -234,7 +235,7 @@ def test_four_tied_first_of_a_fourteen_player_tournament_get_432_75_in_every_out
 
     out = tmp_path / "tied.csv"
     _invoke([*args, "--csv", str(out)])
-    with out.open(encoding="utf-8", newline="") as f:
+    with out.open(encoding="utf-8-sig", newline="") as f:
         assert [r["points"] for r in csv.DictReader(f)][:5] == ["432.75"] * 4 + ["273"]
 
     export = tmp_path / "export"

@@ -10,8 +10,6 @@ federation's ranking system (`pipelines.season.ranking`) and the tie-break rule 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +36,7 @@ from pipelines.cli.tournament import (
     tournament_named,
 )
 from pipelines.cli.views import err, out
+from pipelines.files.spreadsheet import inert, spreadsheet_lines
 from pipelines.files.whole import output_target, write_together
 from pipelines.games.limits import escaped as escape
 from pipelines.games.stream_names import Misnamed, misnamed_streams
@@ -103,14 +102,6 @@ def _order(text: str | None) -> tuple[str, ...]:
         return tie_break_order(text)
     except TournamentError as exc:
         fail(str(exc))
-
-
-def _csv_lines(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Iterable[bytes]:
-    """The rows under their header, as CSV in UTF-8."""
-    for row in (header, *rows):
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(["" if c is None else c for c in row])
-        yield buffer.getvalue().encode("utf-8")
 
 
 def _write(
@@ -272,7 +263,10 @@ def tournament_table_command(tournament: TournamentArgument, asked: _Asked) -> N
             [str(rank), name or player, club or "", *map(str, numbers), shown(earned)]
             for rank, player, name, club, *numbers, earned in rows
         ]
-        csv_rows = [(*r[:-1], _csv_points(r[-1])) for r in rows]
+        csv_rows = [
+            (rank, player, inert(name or ""), inert(club or ""), *numbers, _csv_points(earned))
+            for rank, player, name, club, *numbers, earned in rows
+        ]
         body = {
             "tournament": _tournament_json(result.tournament),
             "variant": result.variant,
@@ -287,7 +281,7 @@ def tournament_table_command(tournament: TournamentArgument, asked: _Asked) -> N
         }
         _publish(
             _Published(title, columns, shown_rows, notes, body, left_out, altered),
-            lambda: _csv_lines(TOURNAMENT_COLUMNS, csv_rows),
+            lambda: spreadsheet_lines(TOURNAMENT_COLUMNS, csv_rows),
             asked,
         )
 
@@ -348,7 +342,7 @@ def season_table_command(season: SeasonOption = None, *, asked: _Asked) -> None:
         }
         _publish(
             _Published(title, columns, shown_rows, notes, body, left_out, altered),
-            lambda: _csv_lines(header, (_season_csv(s, ids, types) for s in ranked)),
+            lambda: spreadsheet_lines(header, (_season_csv(s, ids, types) for s in ranked)),
             asked,
         )
 
@@ -378,7 +372,7 @@ def _season_shown(s: SeasonStanding, ids: Sequence[str], types: Sequence[str]) -
 def _season_csv(s: SeasonStanding, ids: Sequence[str], types: Sequence[str]) -> list[object]:
     by = {t: (place, n) for t, place, n in s.tournaments}
     kinds = dict(s.by_type)
-    row: list[object] = [s.rank, s.player_id, s.name, s.club]
+    row: list[object] = [s.rank, s.player_id, inert(s.name or ""), inert(s.club or "")]
     for t in ids:
         row += [by[t][0], _csv_points(by[t][1])] if t in by else [None, None]
     row += [_csv_points(kinds[k]) if k in kinds else None for k in types]

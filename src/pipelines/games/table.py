@@ -11,8 +11,6 @@ percentage (as in `game standings`), and its negative is a total less the winner
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +24,7 @@ from engine.games.projections import (
 )
 from engine.games.state import GameState
 from engine.notation import format_placement
+from pipelines.files.spreadsheet import inert, spreadsheet_lines
 from pipelines.games.shapes import attributes, dictionary_json, reason_message
 
 
@@ -189,15 +188,6 @@ def csv_header(table: GameTable) -> list[str]:
     return ["row", "rank", "player_id", "name", *rounds, *CSV_SUMS, "top_rounds", "solo_rounds"]
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _inert(text: str) -> str:
-    """A name as a spreadsheet shows it, never as a formula it would run: one starting with
-    `=`, `+`, `-`, `@` or a tab gets a leading apostrophe (OWASP's advice for CSV files)."""
-    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
-
-
 def _csv_row(row: Row, rounds: int) -> list[object]:
     scores: list[object] = [""] * rounds
     for cell in row.cells:
@@ -209,7 +199,7 @@ def _csv_row(row: Row, rounds: int) -> list[object]:
         "master" if master else "player",
         "" if row.rank is None else row.rank,
         "" if master else row.player_id,
-        "" if master else _inert(row.name or ""),
+        "" if master else inert(row.name or ""),
         *scores,
         row.subtotal, row.solos, row.solo_bonus, row.penalties, row.warnings, row.total,
         row.negative, pct, "" if master else marked["top"], marked["solo"],
@@ -217,16 +207,8 @@ def _csv_row(row: Row, rounds: int) -> list[object]:
 
 
 def csv_lines(table: GameTable) -> Iterator[bytes]:
-    """The table as CSV, UTF-8 with a byte-order mark (so that a spreadsheet reads the
-    diacritics), a header line, then the master row (if any, `row` = `master`) and the
-    players by rank (`row` = `player`)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
+    """The table as CSV for a spreadsheet (`pipelines.files.spreadsheet`): a header line, then
+    the master row (if any, `row` = `master`) and the players by rank (`row` = `player`)."""
     rows = [table.master] if table.master is not None else []
     lines = (_csv_row(r, table.rounds) for r in [*rows, *table.players])
-    yield "\ufeff".encode()
-    for values in (csv_header(table), *lines):
-        writer.writerow(values)
-        yield buffer.getvalue().encode("utf-8")
-        buffer.seek(0)
-        buffer.truncate()
+    return spreadsheet_lines(csv_header(table), lines)
