@@ -19,7 +19,6 @@ from rich.text import Text
 from engine.games.context import Judgement
 from engine.games.projections import (
     Position,
-    RoundResults,
     SubmissionView,
     round_results,
     standings,
@@ -40,10 +39,10 @@ from pipelines.games.limits import shown
 from pipelines.games.service import Outcome
 from pipelines.games.shapes import (
     dictionary_note,
-    event_json,
+    outcome_json,
     ranked,
-    results_json,
-    standing_json,
+    round_results_of,
+    round_touched,
     tied_tops,
     time_text,
     top_json,
@@ -61,22 +60,12 @@ def _event_line(event: dict[str, Any]) -> str:
 def show_outcome(outcome: Outcome, *, as_json: bool) -> None:
     """The events a command appended, or in a dry run would append (and then how the round's
     results and the standings would change)."""
-    recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
-    events = [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)]
-    game = outcome.stream.split("/", 1)[1]
-    number = _round_touched(outcome)
+    value = outcome_json(outcome)
     if as_json:
-        value: dict[str, Any] = {
-            "game_id": game,
-            "stream": outcome.stream,
-            "dry_run": outcome.dry_run,
-            "conflicts": outcome.conflicts,
-            "events": events,
-        }
-        if outcome.dry_run:
-            value["changes"] = _changes_json(game, outcome, number)
         emit_json(value)
         return
+    events = value["events"]
+    number = round_touched(outcome)
     if outcome.conflicts:
         err.print(
             f"[yellow]note:[/] another terminal wrote to {outcome.stream} first; the command "
@@ -100,33 +89,6 @@ def show_outcome(outcome: Outcome, *, as_json: bool) -> None:
         out.print("[bold]dry run[/]: nothing was written")
 
 
-def _round_touched(outcome: Outcome) -> int | None:
-    """The round the command was about: the last one its events name, else the current one."""
-    for event in reversed(outcome.events):
-        number = event.payload.get("round")
-        if isinstance(number, int):
-            return number
-    current = outcome.after.current
-    return current.number if current is not None else None
-
-
-def _round_of(state: GameState, number: int | None) -> RoundResults | None:
-    if number is None or state.round(number) is None or state.context is None:
-        return None
-    return round_results(state, number)
-
-
-def _changes_json(game: str, outcome: Outcome, number: int | None) -> dict[str, Any]:
-    before, after = _round_of(outcome.before, number), _round_of(outcome.after, number)
-    return {
-        "round": number,
-        "results_before": results_json(game, outcome.before, before.round) if before else None,
-        "results_after": results_json(game, outcome.after, after.round) if after else None,
-        "standings_before": [standing_json(s) for s in standings(outcome.before)],
-        "standings_after": [standing_json(s) for s in standings(outcome.after)],
-    }
-
-
 def _show_judged(outcome: Outcome) -> None:
     """How each submission just recorded was judged (status and points), and how each
     anticipation replacement was read."""
@@ -144,7 +106,7 @@ def _show_judged(outcome: Outcome) -> None:
         return
     ids = {e.event_id for e in submitted}
     for number in sorted({e.payload["round"] for e in submitted}):
-        results = _round_of(outcome.after, number)
+        results = round_results_of(outcome.after, number)
         if results is None:
             continue
         for player in results.players:
@@ -171,8 +133,8 @@ def _show_changes(outcome: Outcome, number: int | None) -> None:
     """Round scores and standings before and after, for the players whose numbers change."""
     before = {s.player_id: s for s in standings(outcome.before)}
     after = {s.player_id: s for s in standings(outcome.after)}
-    round_before = _round_of(outcome.before, number)
-    round_after = _round_of(outcome.after, number)
+    round_before = round_results_of(outcome.before, number)
+    round_after = round_results_of(outcome.after, number)
     scores_before = {p.player_id: p.total for p in round_before.players} if round_before else {}
     scores_after = {p.player_id: p.total for p in round_after.players} if round_after else {}
     table = Table(title="what would change", title_justify="left")
