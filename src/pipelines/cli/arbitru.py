@@ -87,6 +87,10 @@ SUB_COMMANDS: dict[str, tuple[str, str]] = {
         "pipelines.cli.demo:demo_command",
         "Show Arbitru at work on a simulated season, in a new folder.",
     ),
+    "serve": (
+        "pipelines.cli.serve:serve_command",
+        "Serve the tournament server: players submit, arbiters decide, everyone watches.",
+    ),
 }
 """Top-level commands loaded on first use, like SUB_APPS: (`module:function`, its help)."""
 

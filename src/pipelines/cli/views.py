@@ -9,7 +9,6 @@ decides anything.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from pipelines.cli.inputs import console as out
 from pipelines.cli.inputs import emit_json
 from pipelines.cli.inputs import err_console as err
 from pipelines.files.whole import output_target, write_whole
+from pipelines.games.decisions import EVENT_WORDS, in_words
 from pipelines.games.limits import escaped as escape
 from pipelines.games.limits import shown
 from pipelines.games.service import Outcome
@@ -251,31 +251,6 @@ def show_results(
         what = EVENT_WORDS.get(note.type_name, note.type_name)
         said = escape(in_words(note.message))
         out.print(f"{label} seq {note.seq} ({what}): {said}", soft_wrap=True)
-
-
-EVENT_WORDS = {
-    "GameCreated": "game creation",
-    "PlayerJoined": "player joining",
-    "RackDrawn": "draw",
-    "SubmissionReceived": "submission",
-    "SubmissionCorrected": "correction",
-    "SubmissionAnnulled": "annulment",
-    "PenaltyGiven": "penalty",
-    "TopChosen": "top choice",
-    "DecisionRevoked": "revocation",
-    "RoundClosed": "round close",
-    "SeedRevealed": "seed reveal",
-    "GameEnded": "game end",
-    "ReplacementDeclared": "replacement",
-}
-"""Each event type in the arbiter's words, for the views and the refusals."""
-
-_EVENT_TYPE = re.compile(r"\b(" + "|".join(EVENT_WORDS) + r")\b")
-
-
-def in_words(message: str) -> str:
-    """A message of the rules with every event type's name said in the arbiter's words."""
-    return _EVENT_TYPE.sub(lambda m: EVENT_WORDS[m[1]], message)
 
 
 def _decision_text(decision: Decision, stored: RecordedEvent | None = None) -> str:
