@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ledger.catalogue import STREAM_FORMAT, STREAM_KINDS, KNOWN_TYPES, kinds_holding, stream_kind
+from ledger.catalogue import KNOWN_TYPES, STREAM_FORMAT, STREAM_KINDS, kinds_holding, stream_kind
 
 STREAM_PATTERN = re.compile(f"^{STREAM_FORMAT}\\Z")
 
