@@ -40,7 +40,7 @@ APPEND_LOCK_KEY = 0x4172626974727531
 MIGRATE_LOCK_KEY = 0x4172626974727532
 """PostgreSQL advisory lock taken while migrating, so that concurrent first uses upgrade once."""
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 """Every migration this code knows, oldest first (the scripts in `migrations_dir()`); the last
 is the schema it writes. A test keeps this equal to Alembic's own history of the scripts."""
 
@@ -192,14 +192,18 @@ def _read_only_url(url: sa.URL, path: Path) -> sa.URL | None:
 
 
 @contextmanager
-def write_transaction(engine: Engine, lock_key: int = APPEND_LOCK_KEY) -> Iterator[Connection]:
+def write_transaction(
+    engine: Engine, lock_key: int | None = APPEND_LOCK_KEY
+) -> Iterator[Connection]:
     """A transaction holding the ledger's write lock from its first statement to its end;
-    committed when the block ends normally, rolled back otherwise."""
+    committed when the block ends normally, rolled back otherwise. `lock_key` None takes no
+    PostgreSQL advisory lock (a write to a plain table beside the chain, which must not wait
+    for appends); on SQLite every write transaction holds the database's one write lock."""
     refuse_in_memory(engine)
     with engine.connect() as connection:
         connection = connection.execution_options(**{_WRITE: True})
         with connection.begin():
-            if is_postgres(engine):
+            if is_postgres(engine) and lock_key is not None:
                 connection.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_key)))
             yield connection
 
