@@ -2,15 +2,19 @@
 with what only a server adds around it.
 
 - **Receipts.** A write that recorded something answers 201 with a receipt: the last event it
-  appended (`event_id`, `stream`, `version`, `seq`, `hash`), when the server accepted the
-  request (`received_at`), and every event as `arbitru game ... --json` shows them. The game's
-  version is also the `ETag`.
+  appended (`event_id`, `stream`, `version`, `seq`, `hash`), when it arrived (`received_at`:
+  the server's clock, stamped into every event's `meta.received_at`, or the arrival an arbiter
+  gave for a paper slip), and every event as `arbitru game ... --json` shows them. The game's
+  version is also the `ETag`. A receipt is read from the ledger alone, so a retry answers the
+  same one.
 - **Retries.** With an `Idempotency-Key` header, the events' ids are derived from the caller's
   account and the key (`ids_for`): a retry of a write that was recorded (its answer lost with
   a dropped connection, a killed server) finds the events of the first try and answers the
   same receipt; nothing is recorded twice, even if the first try's process died between
-  appending and answering. The key is remembered with a digest of the request, so that the
-  same key with another request is refused (422) instead of answering for the wrong write.
+  appending and answering; a retry racing its first try (the same key at the same moment)
+  loses the append and answers the receipt of the one that won. The key is remembered with a
+  digest of the request, so that the same key with another request is refused (422) instead
+  of answering for the wrong write.
 - **Races.** With `If-Match: "VERSION"` (the `ETag` the arbiter looked at), a game that moved
   since is refused with 412 and its current version in the `ETag`; without it, a write that
   lost a race is decided again on what the other wrote (the service layer's rule).
@@ -24,14 +28,15 @@ import hashlib
 import json
 import re
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from engine.games.payloads import format_time
-from pipelines.games.service import Commands, EventIds, GameMoved, execute
+from ledger.errors import LedgerError
+from pipelines.games.service import Commands, EventIds, GameMoved, ServiceError, execute
 from pipelines.games.shapes import outcome_json
 from pipelines.server.callers import server_of
 from pipelines.server.problems import Problem
@@ -39,6 +44,7 @@ from pipelines.server.problems import Problem
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from engine.games.commands import Command
     from ledger import RecordedEvent
     from pipelines.server.access import Access
 
@@ -95,44 +101,63 @@ def write(
         if remembered is not None:
             earlier = _recorded(store, ids)
             if earlier:
-                return _receipt(earlier, None, accepted_of(earlier, accepted))
+                return _receipt(earlier)
     from ledger.integrity import check_recent
 
+    expected = _if_match(request)
     check_recent(store)
     try:
         outcome = execute(
             store,
             game,
-            commands,
+            _arrived(commands, accepted),
             dry_run=dry_run,
             kept=server.games,
             ids=ids,
-            expected=_if_match(request),
+            expected=expected,
         )
-    except GameMoved as exc:
-        raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
+    except (ServiceError, LedgerError) as exc:
+        earlier = _recorded(store, ids) if ids is not None else []
+        if earlier:  # a retry that raced its first try, which recorded the write
+            return _receipt(earlier)
+        if isinstance(exc, GameMoved):
+            raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
+        raise
     if dry_run or not outcome.recorded:
         return JSONResponse(outcome_json(outcome), status_code=200)
     if any(e.type in _CLOSING for e in outcome.recorded):
         _checkpoint(store)
     server.wake()
-    return _receipt(list(outcome.recorded), outcome_json(outcome)["events"], accepted)
+    return _receipt(list(outcome.recorded))
 
 
-def _receipt(
-    recorded: list[RecordedEvent], events: list[dict[str, Any]] | None, accepted: datetime
-) -> JSONResponse:
+def _arrived(commands: Commands, accepted: datetime) -> Commands:
+    """The commands stamped with when the server accepted the request (`meta.received_at`),
+    unless an arbiter gave a paper slip's own arrival: the ledger then holds everything a
+    receipt says, so that a retry answers the first try's receipt from the ledger alone."""
+
+    def stamped(made: list[Command]) -> list[Command]:
+        return [c if c.received_at is not None else replace(c, received_at=accepted) for c in made]
+
+    if callable(commands):
+        return lambda game: stamped(list(commands(game)))
+    return stamped(list(commands))
+
+
+def _receipt(recorded: list[RecordedEvent]) -> JSONResponse:
+    """The receipt of a recorded write: its last event, when it arrived (the first event's
+    `meta.received_at`: the server's clock, or a paper slip's arrival as its arbiter gave it),
+    and every event as `arbitru game ... --json` shows what it appended."""
     last = recorded[-1]
-    if events is None:
-        events = [_event_json(e) for e in recorded]
+    arrived = recorded[0].meta.get("received_at") or recorded[0].recorded_at
     body = {
         "event_id": last.event_id,
         "stream": last.stream,
         "version": last.version,
         "seq": last.seq,
         "hash": last.hash,
-        "received_at": format_time(accepted),
-        "events": events,
+        "received_at": arrived,
+        "events": [_event_json(e) for e in recorded],
     }
     return JSONResponse(body, status_code=201, headers=etag(last.version))
 
@@ -147,17 +172,6 @@ def _event_json(e: RecordedEvent) -> dict[str, Any]:
         "seq": e.seq,
         "version": e.version,
     }
-
-
-def accepted_of(recorded: list[RecordedEvent], fallback: datetime) -> datetime:
-    """When the first try of a retried write was accepted: its events' arrival if stamped."""
-    stamped = recorded[0].meta.get("received_at")
-    if isinstance(stamped, str):
-        try:
-            return datetime.fromisoformat(stamped.replace("Z", "+00:00"))
-        except ValueError:
-            return fallback
-    return fallback
 
 
 def _recorded(store: Any, ids: EventIds) -> list[RecordedEvent]:
