@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from ledger.default_url import DEFAULT_URL
 from pipelines.games.kept import KeptGames
 from pipelines.server import problems
+from pipelines.server.json_bodies import JsonBodies
 from pipelines.server.limits import BodyLimit
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ def create_app(url: str = DEFAULT_URL) -> FastAPI:
         lifespan=lifespan,
     )
     problems.install(app)
+    app.add_middleware(JsonBodies)  # inside BodyLimit: a body reaches it at most 64 KiB
     app.add_middleware(BodyLimit)
     for router in (games_api.router, ledger_api.router, accounts_api.router, live_api.router):
         app.include_router(router, prefix=API)
