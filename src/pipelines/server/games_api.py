@@ -1,45 +1,32 @@
-"""The games' routes: create, join, draw, slips, decisions, close, end; the game now, a
-round's results, the standings, the replay. Each turns a request into the engine's commands
-and hands them to the service layer through `writes.write`, or reads the game the service
-keeps folded and answers in the command line's JSON shapes (`pipelines.games.shapes`)."""
+"""The games' writing routes: create, join, draw, slips, decisions, close, end. Each turns a
+request into the engine's commands and hands them to the service layer through `writes.write`,
+the same calls the command line makes; the reading routes are `games_read_api`'s, served
+under the same router."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
-from engine.games.projections import position
 from pipelines.games.decisions import decision_named
 from pipelines.games.inputs import default_seed_path, keep_seed, new_seed, read_seed
 from pipelines.games.limits import check_settings
-from pipelines.games.service import Game, dictionary_ref, replay_to, stream_of
-from pipelines.games.shapes import (
-    position_json,
-    results_json,
-    standings_json,
-    time_text,
-)
+from pipelines.games.service import Game, dictionary_ref
 from pipelines.games.slip_times import checked_arrivals
-from pipelines.server import bodies
+from pipelines.server import bodies, games_read_api
 from pipelines.server.access import Access
 from pipelines.server.callers import access, server_of
+from pipelines.server.game_paths import DryRun, GameId, Round, held_game
 from pipelines.server.problems import Problem
-from pipelines.server.writes import etag, now, write
+from pipelines.server.writes import now, write
 
 router = APIRouter(tags=["games"])
-
-GameId = Annotated[str, Path(pattern=bodies.ID_PATTERN, max_length=64, description="A game id.")]
-Round = Annotated[int, Path(ge=1, le=10_000, description="The round's number.")]
-DryRun = Annotated[bool, Query(description="Show what it would append and change; write nothing.")]
-
-
-def _game(request: Request, game: str) -> Game:
-    return server_of(request).games.current(server_of(request).store, stream_of(game))
+router.include_router(games_read_api.router)
 
 
 def _who(at: Access) -> str:
@@ -92,47 +79,11 @@ def create_game(request: Request, body: bodies.NewGame, dry_run: DryRun = False)
     return answer
 
 
-@router.get("/games/{game}", summary="The game now")
-def read_game(request: Request, game: GameId) -> JSONResponse:
-    """Variant, status, the round open now (rack, deadline, how many slips arrived), players,
-    and the version, also sent as the ETag (for `If-Match`)."""
-    now_ = _game(request, game)
-    access(request, "read_game", game=now_)
-    state = now_.state
-    created = state.created
-    current = state.current
-    body: dict[str, Any] = {
-        "game_id": now_.game_id,
-        "stream": now_.stream,
-        "variant": created.variant if created else None,
-        "title": created.title if created else None,
-        "tournament_id": created.tournament_id if created else None,
-        "draw": created.draw if created else None,
-        "status": "ended" if state.ended else ("over" if state.over else "playing"),
-        "version": now_.version,
-        "players": [{"player_id": p.player_id, "name": p.name} for p in state.players.values()],
-        "round": None
-        if current is None
-        else {
-            "round": current.number,
-            "rack": current.rack,
-            "deadline": time_text(current.deadline),
-            "closed": current.closed,
-            "last": current.last,
-            "slips": sum(len(p.submissions) for p in current.players.values()),
-            "board": list(current.board.rows),
-        },
-        "rounds_closed": sum(1 for r in state.rounds if r.closed),
-        "ledger_altered": now_.altered,
-    }
-    return JSONResponse(body, headers=etag(now_.version))
-
-
 @router.post("/games/{game}/players", status_code=201, summary="Join players (accounts)")
 def join_players(
     request: Request, game: GameId, body: bodies.Players, dry_run: DryRun = False
 ) -> JSONResponse:
-    at = access(request, "join_players", game=_game(request, game))
+    at = access(request, "join_players", game=held_game(request, game))
     roster = server_of(request).roster()
     unknown = [p for p in body.players if not roster.exists(p)]
     if unknown:
@@ -153,7 +104,7 @@ def draw(
     dry_run: DryRun = False,
 ) -> JSONResponse:
     """Manual draws give `tiles` (and `rejected`); a seeded game draws from its kept seed."""
-    held = _game(request, game)
+    held = held_game(request, game)
     at = access(request, "draw", game=held)
     body = body or bodies.Draw()
     seed = None
@@ -207,7 +158,7 @@ def submit(
     """A player's own slip, stamped with the server's clock (after the deadline it is recorded
     late and scores 0); an arbiter enters any player's, with its time and source if known."""
     accepted = now()
-    held = _game(request, game)
+    held = held_game(request, game)
     at = access(request, "submit", game=held)
     player = _slip_player(at, "submit", body.player)
     _arrival(at, "submit", body.received_at, body.source)
@@ -238,30 +189,6 @@ def _stamped(
     return made
 
 
-@router.get("/games/{game}/rounds/{round}/submissions", summary="A round's slips")
-def read_submissions(request: Request, game: GameId, round: Round) -> JSONResponse:
-    """The game's arbiters see every slip; a player, their own; the public, a closed round's."""
-    held = _game(request, game)
-    at = access(request, "read_submissions", game=held)
-    rnd = held.state.round(round)
-    if rnd is None:
-        raise Problem(404, f"round {round} of {held.stream} has not been drawn", "not_found")
-    only = None
-    if not (rnd.closed or at.sees_every_slip):
-        if not at.may("submit"):  # neither its player nor an arbiter: nothing to see yet
-            raise _not_yet(at, round)
-        only = _own_id(held, _who(at))
-    document = results_json(held.game_id, held.state, round, player=only)
-    return JSONResponse(document, headers=etag(held.version))
-
-
-def _own_id(held: Game, account: str) -> str:
-    for player_id in held.state.players:
-        if player_id.lower() == account.lower():
-            return player_id
-    return account
-
-
 @router.post(
     "/games/{game}/rounds/{round}/replacements",
     status_code=201,
@@ -275,7 +202,7 @@ def replace(
     dry_run: DryRun = False,
 ) -> JSONResponse:
     accepted = now()
-    held = _game(request, game)
+    held = held_game(request, game)
     at = access(request, "replace", game=held)
     player = _slip_player(at, "replace", body.player)
     _arrival(at, "replace", body.received_at, body.source)
@@ -299,7 +226,7 @@ def close_round(
     body: bodies.Empty | None = None,
     dry_run: DryRun = False,
 ) -> JSONResponse:
-    at = access(request, "close_round", game=_game(request, game))
+    at = access(request, "close_round", game=held_game(request, game))
     command = cmd.CloseRound(round=round, actor=_who(at))
     return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
 
@@ -312,7 +239,7 @@ def _decision(
     def decide(
         request: Request, game: GameId, round: Round, body: Any, dry_run: DryRun = False
     ) -> JSONResponse:
-        at = access(request, "decide", game=_game(request, game))
+        at = access(request, "decide", game=held_game(request, game))
         command = make(body, round, _who(at))
         return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
 
@@ -369,7 +296,7 @@ for _path, (_summary, _body, _make) in _ROUND_DECISIONS.items():
 def revoke(
     request: Request, game: GameId, body: bodies.Revocation, dry_run: DryRun = False
 ) -> JSONResponse:
-    at = access(request, "decide", game=_game(request, game))
+    at = access(request, "decide", game=held_game(request, game))
 
     def made(now_: Game) -> list[cmd.Command]:
         named = decision_named(now_, body.event_id.strip().lower(), "event_id")
@@ -382,7 +309,7 @@ def revoke(
 def end_game(
     request: Request, game: GameId, body: bodies.Ending | None = None, dry_run: DryRun = False
 ) -> JSONResponse:
-    at = access(request, "end_game", game=_game(request, game))
+    at = access(request, "end_game", game=held_game(request, game))
     body = body or bodies.Ending()
     command = cmd.EndGame(reason=body.reason, actor=_who(at))
     return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
@@ -392,72 +319,7 @@ def end_game(
 def reveal_seed(
     request: Request, game: GameId, body: bodies.Empty | None = None, dry_run: DryRun = False
 ) -> JSONResponse:
-    held = _game(request, game)
+    held = held_game(request, game)
     at = access(request, "reveal_seed", game=held)
     command = cmd.RevealSeed(seed=read_seed(default_seed_path(held.game_id)), actor=_who(at))
     return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
-
-
-@router.get("/games/{game}/rounds/{round}/results", summary="A round's results")
-def round_results(request: Request, game: GameId, round: Round) -> JSONResponse:
-    """As `arbitru game results GAME --round N --json`; an open round's, for its arbiters."""
-    held = _game(request, game)
-    at = access(request, "read_results", game=held)
-    rnd = held.state.round(round)
-    if rnd is None:
-        raise Problem(404, f"round {round} of {held.stream} has not been drawn", "not_found")
-    if not rnd.closed and not at.sees_every_slip:
-        raise _not_yet(at, round)
-    stored = {e.event_id: e for e in held.stored}
-    document = results_json(held.game_id, held.state, round, stored)
-    return JSONResponse({**document, "ledger_altered": held.altered}, headers=etag(held.version))
-
-
-def _not_yet(at: Access, round: int) -> Problem:
-    detail = f"round {round} is open: its results are published when it closes"
-    return Problem(403 if at.account else 401, detail, "forbidden" if at.account else None)
-
-
-@router.get("/games/{game}/standings", summary="The standings")
-def standings(request: Request, game: GameId) -> JSONResponse:
-    """As `arbitru game standings GAME --json`: for the public, as the last closed round left
-    them (an open round's scores are its arbiters' until it closes)."""
-    held = _game(request, game)
-    at = access(request, "read_results", game=held)
-    state = held.state
-    if not at.sees_every_slip and state.current is not None and not state.current.closed:
-        state = _at_last_close(request, held)
-    document = standings_json(held.game_id, state)
-    return JSONResponse({**document, "ledger_altered": held.altered}, headers=etag(held.version))
-
-
-def _at_last_close(request: Request, held: Game) -> Any:
-    closed = [r.number for r in held.state.rounds if r.closed]
-    if not closed:
-        return replay_to(server_of(request).store, held.stream, at=held.stored[0].seq).state
-    return replay_to(server_of(request).store, held.stream, round_number=closed[-1]).state
-
-
-@router.get("/games/{game}/replay", summary="The game at a moment")
-def replay(
-    request: Request,
-    game: GameId,
-    at: Annotated[int | None, Query(ge=1, description="Right after this ledger seq.")] = None,
-    round: Annotated[
-        int | None, Query(ge=1, le=10_000, description="When this round closed.")
-    ] = None,
-    player: Annotated[str | None, Query(max_length=64, description="That player's board.")] = None,
-) -> JSONResponse:
-    """As `arbitru game replay GAME --json`: the public replays closed rounds only."""
-    if at is not None and round is not None:
-        raise Problem(422, "`at` and `round` exclude each other: give one", "invalid")
-    held = _game(request, game)
-    caller = access(request, "read_results", game=held)
-    read = replay_to(server_of(request).store, held.stream, at=at, round_number=round)
-    state = read.state
-    if not caller.sees_every_slip and state.current is not None and not state.current.closed:
-        raise _not_yet(caller, state.current.number)
-    if player is not None and player not in state.players:
-        raise Problem(404, f"{player} is not a player of {held.stream}", "not_found")
-    document = position_json(read.game_id, state, position(state, player), player)
-    return JSONResponse({**document, "ledger_altered": read.altered})
