@@ -15,8 +15,8 @@ GAME = "r1"
 
 @pytest.fixture(scope="module")
 def game(server) -> str:
-    """Round 1 closed (ana's AIESTOR, 66 and the solo's 10); round 2 open: ana and bob have submitted, and the
-    chief has penalised ana 5 points in it."""
+    """Round 1 closed (ana's AIESTOR, 66 and the solo's 10); round 2 open: ana and bob have
+    submitted, and the chief has penalised ana 5 points in it."""
     server.account("chief", "Chief", "admin")
     for player in ("ana", "bob", "carol"):
         server.account(player, player.title())
