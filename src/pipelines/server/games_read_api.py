@@ -115,15 +115,21 @@ def _at_last_close(request: Request, held: Game) -> Any:
     closed = [r.number for r in held.state.rounds if r.closed]
     key = (held.stream, closed[-1] if closed else 0)
     cache = _closed_states(request)
-    if key not in cache:
-        store = server_of(request).store
-        if closed:
-            cache[key] = replay_to(store, held.stream, round_number=closed[-1]).state
-        else:
-            cache[key] = replay_to(store, held.stream, at=held.stored[0].seq).state
-        while len(cache) > _CLOSED_KEPT:
-            cache.pop(next(iter(cache)))
-    return cache[key]
+    found = cache.get(key)
+    if found is not None:
+        return found
+    store = server_of(request).store
+    if closed:
+        found = replay_to(store, held.stream, round_number=closed[-1]).state
+    else:
+        found = replay_to(store, held.stream, at=held.stored[0].seq).state
+    cache[key] = found
+    while len(cache) > _CLOSED_KEPT:  # the oldest first; another thread may evict too
+        try:
+            cache.pop(next(iter(cache)), None)
+        except (RuntimeError, StopIteration):
+            break
+    return found
 
 
 _CLOSED_KEPT = 256
