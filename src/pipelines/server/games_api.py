@@ -119,7 +119,7 @@ def read_game(request: Request, game: GameId) -> JSONResponse:
             "deadline": time_text(current.deadline),
             "closed": current.closed,
             "last": current.last,
-            "slips": sum(len(p.submissions) for p in current.players.values()),
+            "slips": sum(len(p.received) for p in current.players.values()),
             "board": list(current.board.rows),
         },
         "rounds_closed": sum(1 for r in state.rounds if r.closed),
