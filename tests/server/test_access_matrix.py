@@ -219,26 +219,26 @@ def _seen(case: Case, status: int) -> str:
     return str(status)
 
 
-def test_every_route_of_the_openapi_document_is_in_the_matrix(world) -> None:
-    server, ids = world
+def _served(server: Server) -> set[tuple[str, str]]:
+    """Every (method, route) the server's OpenAPI document names, under /api/v1."""
     document = httpx.get(f"{server.base}/openapi.json").json()
-    routes = {
+    return {
         (method.upper(), path.removeprefix(API))
         for path, operations in document["paths"].items()
         for method in operations
     }
+
+
+def test_every_route_of_the_openapi_document_is_in_the_matrix(world) -> None:
+    server, ids = world
+    routes = _served(server)
     covered = {(c.method, c.route) for c in _cases(ids)}
     assert routes - covered == set(), "routes with no row in the access matrix"
 
 
 def test_each_caller_gets_what_the_contract_says_on_every_route(world) -> None:
     server, ids = world
-    document = httpx.get(f"{server.base}/openapi.json").json()
-    served = {
-        (method.upper(), path.removeprefix(API))
-        for path, operations in document["paths"].items()
-        for method in operations
-    }
+    served = _served(server)
     clients = {caller: server.client(None if caller == ANON else caller) for caller in CALLERS}
     wrong = []
     for case in _cases(ids):

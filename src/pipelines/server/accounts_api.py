@@ -203,10 +203,7 @@ def _answer(recorded: list[Any], accepted: Any, status: int = 201, **shown: str)
     last = recorded[-1]
     body = {
         **shown,
-        "event_id": last.event_id,
-        "stream": last.stream,
-        "version": last.version,
-        "seq": last.seq,
+        **{place: getattr(last, place) for place in ("event_id", "stream", "version", "seq")},
         "hash": last.hash,
         "received_at": format_time(accepted),
         "events": [event_json(r, r) for r in recorded],
