@@ -44,7 +44,8 @@ _PUBLIC = frozenset({Relation.PUBLIC})
 ACCESS: Mapping[str, frozenset[Relation]] = MappingProxyType(
     {
         # games
-        "create_game": frozenset({Relation.ADMIN, Relation.CHIEF, Relation.DEPUTY}),
+        # an arbiter of the tournament (chief or deputy: the roles that decide) creates its games
+        "create_game": frozenset({Relation.ADMIN} | _DECIDING),
         "read_game": _PUBLIC,
         "join_players": _DECIDING,
         "draw": _DECIDING,
@@ -61,13 +62,18 @@ ACCESS: Mapping[str, frozenset[Relation]] = MappingProxyType(
         "ledger_head": _PUBLIC,
         "checkpoints": _PUBLIC,
         "ledger_events": frozenset({Relation.AUDITOR, Relation.ADMIN}),
-        "proof": frozenset({Relation.AUDITOR, Relation.ADMIN, Relation.PLAYER} | _ARBITERS),
+        # the event's own player (or, for an account's event, that account), the game's arbiters
+        "proof": frozenset({Relation.AUDITOR, Relation.ADMIN, Relation.PLAYER, Relation.SELF})
+        | _ARBITERS,
         # accounts
         "create_account": frozenset({Relation.ADMIN}),
         "list_accounts": frozenset({Relation.ADMIN}),
         "me": frozenset({Relation.SIGNED_IN}),
         "issue_token": frozenset({Relation.ADMIN, Relation.SELF}),
-        "grant_role": frozenset({Relation.ADMIN, Relation.CHIEF}),
+        "grant_role": frozenset({Relation.ADMIN, Relation.CHIEF}),  # a chief: arbiter roles
+        # signing in and out (a session cookie for pages)
+        "sign_in": _PUBLIC,
+        "sign_out": _PUBLIC,
     }
 )
 """Action: the relations that allow it. Arbiter relations count for the game (or tournament)

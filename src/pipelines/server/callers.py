@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from fastapi import Request
 
-from pipelines.server.access import Access, relations_of
+from pipelines.server.access import ARBITER_ROLES, Access, relations_of
 from pipelines.server.problems import Problem
 
 if TYPE_CHECKING:
+    from pipelines.accounts.roster import Roster
     from pipelines.games.service import Game
     from pipelines.server.app import Server
 
@@ -67,23 +68,35 @@ def access(
     action: str,
     *,
     game: Game | None = None,
+    game_id: str | None = None,
     tournament: str | None = None,
     account_in_path: str | None = None,
+    player: str | None = None,
 ) -> Access:
     """The caller's access to what the request is about, checked against `action`: 401 when
-    signing in would help, 403 when it would not."""
+    signing in would help, 403 when it would not.
+
+    What the request is about: a game read from the ledger (`game`: its tournament's arbiters
+    are its arbiters too, its joined players its players), or a game only named (`game_id`,
+    one not created yet), a `tournament`, the account named in the path. `player` narrows
+    the player relation to one player: the caller must be that player of the game (an
+    event's own player, for its proof)."""
     account = account_of(request)
     facts: dict[str, object] = {}
     if account is not None:
         roster = server_of(request).roster()
-        game_id = game.game_id if game is not None else None
-        if game is not None and game.state.created is not None:
-            tournament = game.state.created.tournament_id
+        if game is not None:
+            game_id = game.game_id
+            if game.state.created is not None:
+                tournament = game.state.created.tournament_id
+        joined = game is not None and _joined(game, account)
+        if player is not None:
+            joined = joined and player.lower() == account.lower()
         facts = {
             "admin": roster.is_admin(account),
             "auditor": roster.is_auditor(account),
-            "arbiter_roles": roster.game_roles(account, game_id, tournament),
-            "player": game is not None and _joined(game, account),
+            "arbiter_roles": arbiter_roles(roster, account, game_id, tournament),
+            "player": joined,
             "self_account": account_in_path is not None and account_in_path == account,
         }
     granted = Access(account, relations_of(account, **facts))  # type: ignore[arg-type]
@@ -92,6 +105,25 @@ def access(
             raise _unauthenticated("sign in: this is for the accounts it concerns only")
         raise Problem(403, _forbidden(action), "forbidden")
     return granted
+
+
+def arbiter_roles(
+    roster: Roster, account: str, game_id: str | None, tournament: str | None
+) -> frozenset[str]:
+    """The arbiter roles the account holds on the game `game_id` (on it, or on `tournament`,
+    the tournament it belongs to), or on `tournament` alone when no game is named. Nothing
+    when neither is named: a ledger-wide grant (admin, auditor) names neither, and is no
+    arbiter role on anything."""
+    if game_id is None and tournament is None:
+        return frozenset()
+    if game_id is not None:
+        held = roster.game_roles(account, game_id, tournament)
+        return frozenset(role for role in held if role in ARBITER_ROLES)
+    return frozenset(
+        g.role
+        for g in roster.grants
+        if g.account_id == account and g.tournament_id == tournament and g.game_id is None
+    )
 
 
 def _joined(game: Game, account: str) -> bool:
