@@ -111,8 +111,9 @@ def _cases(ids: dict[str, str]) -> list[Case]:
              outcome=RULED, params=dry),  # not while round 2 is open
         Case("POST", "/games/{game}/seed", "/games/gs/seed", DECIDING, {}, params=dry),
         Case("GET", f"{round_}/results", "/games/g/rounds/1/results", EVERYONE),
+        # an open round's results: its players each see their own row only
         Case("GET", f"{round_}/results", "/games/g/rounds/2/results",
-             frozenset({AUDITOR, ADMIN}) | ARBITERS),
+             frozenset({PLAYER, TEAMMATE, AUDITOR, ADMIN}) | ARBITERS),
         Case("GET", "/games/{game}/standings", "/games/g/standings", EVERYONE),
         Case("GET", "/games/{game}/replay", "/games/g/replay", EVERYONE, params={"round": "1"}),
         Case("GET", "/games/{game}/replay", "/games/g/replay",

@@ -19,15 +19,13 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from engine.games.payloads import format_time
 from pipelines.accounts.roster import ARBITER_ROLES, Grant, Roster
 from pipelines.games.service import GameNotFound, stream_of
-from pipelines.games.shapes import event_json
 from pipelines.server import bodies, sessions
 from pipelines.server.access import Access, Relation
 from pipelines.server.callers import access, server_of
 from pipelines.server.problems import Problem
-from pipelines.server.writes import _digest, _idempotency_key, now
+from pipelines.server.writes import receipt, sent_before
 
 router = APIRouter(tags=["accounts"])
 router.include_router(sessions.router)
@@ -56,13 +54,12 @@ def create_account(request: Request, body: NewAccount) -> JSONResponse:
     from pipelines.accounts.service import create_account as create
 
     at = access(request, "create_account")
-    accepted = now()
     asked = {"account_id": body.account}
     earlier = _retried(request, at, body, body.account, "AccountCreated", asked)
     if earlier is not None:
-        return _answer(earlier, accepted, account=body.account, name=body.name)
+        return receipt(earlier, account=body.account, name=body.name)
     recorded = create(server_of(request).store, body.account, body.name, _who(at))
-    return _answer(recorded, accepted, account=body.account, name=body.name)
+    return receipt(recorded, account=body.account, name=body.name)
 
 
 @router.get("/accounts", summary="Every account and its roles")
@@ -109,12 +106,11 @@ def grant_role(request: Request, account: AccountPath, body: NewGrant) -> JSONRe
     from pipelines.accounts.service import grant_role as grant
 
     at = _granting(request, account, body)
-    accepted = now()
     _existing(server_of(request).roster(), account)
     asked = {"role": body.role, "game_id": body.game, "tournament_id": body.tournament}
     earlier = _retried(request, at, body, account, "RoleGranted", asked)
     if earlier is not None:
-        return _answer(earlier, accepted)
+        return receipt(earlier)
     store = server_of(request).store
     recorded = grant(
         store,
@@ -126,8 +122,8 @@ def grant_role(request: Request, account: AccountPath, body: NewGrant) -> JSONRe
     )
     if not recorded:
         held = _found(store, account, "RoleGranted", asked, actor=None)
-        return _answer(held, accepted, status=200)
-    return _answer(recorded, accepted)
+        return receipt(held, status=200)
+    return receipt(recorded)
 
 
 def _granting(request: Request, account: str, body: NewGrant) -> Access:
@@ -161,22 +157,9 @@ def _retried(
 ) -> list[Any] | None:
     """With an Idempotency-Key already used for this very request: the event its first try
     recorded (None when there is no key, a new one, or the first try recorded nothing)."""
-    from pipelines.accounts.credentials import remember_request
-
-    key = _idempotency_key(request)
-    if key is None:
+    keyed = sent_before(request, _who(at), body)
+    if keyed is None or not keyed[1]:
         return None
-    digest = _digest(request, body)
-    remembered = remember_request(server_of(request).store, _who(at), key, digest)
-    if remembered is None:
-        return None
-    if remembered != digest:
-        raise Problem(
-            422,
-            "this Idempotency-Key was already used for another request: use a new key for a "
-            "new write (the same key only to send the same request again)",
-            "idempotency_key_reused",
-        )
     found = _found(server_of(request).store, account, type_name, asked, actor=_who(at))
     return found or None
 
@@ -194,21 +177,6 @@ def _found(
         if all(event.payload.get(k) == v for k, v in asked.items()):
             return [event]
     return []
-
-
-def _answer(recorded: list[Any], accepted: Any, status: int = 201, **shown: str) -> JSONResponse:
-    """The receipt of what was recorded (as the games' writes answer: the last event's place
-    in the ledger, when the request was accepted, every event as `arbitru accounts ...
-    --json` shows it), with `shown` (the account and name) before it."""
-    last = recorded[-1]
-    body = {
-        **shown,
-        **{place: getattr(last, place) for place in ("event_id", "stream", "version", "seq")},
-        "hash": last.hash,
-        "received_at": format_time(accepted),
-        "events": [event_json(r, r) for r in recorded],
-    }
-    return JSONResponse(body, status_code=status)
 
 
 def _existing(roster: Roster, account: str) -> None:

@@ -83,25 +83,13 @@ def write(
     """Decide `commands` on `game` and record them (see the module docstring)."""
     server = server_of(request)
     store = server.store
-    key = _idempotency_key(request)
+    keyed = None if dry_run else sent_before(request, access.account or "-", body)
     ids = None
-    if key is not None and not dry_run:
+    if keyed is not None:
+        key, again = keyed
         ids = ids_for(access.account or "-", key)
-        digest = _digest(request, body)
-        from pipelines.accounts.credentials import remember_request
-
-        remembered = remember_request(store, access.account or "-", key, digest)
-        if remembered is not None and remembered != digest:
-            raise Problem(
-                422,
-                "this Idempotency-Key was already used for another request: use a new key "
-                "for a new write (the same key only to send the same request again)",
-                "idempotency_key_reused",
-            )
-        if remembered is not None:
-            earlier = _recorded(store, ids)
-            if earlier:
-                return _receipt(earlier)
+        if again and (earlier := _recorded(store, ids)):
+            return receipt(earlier)
     from ledger.integrity import check_recent
 
     expected = _if_match(request)
@@ -119,7 +107,7 @@ def write(
     except (ServiceError, LedgerError) as exc:
         earlier = _recorded(store, ids) if ids is not None else []
         if earlier:  # a retry that raced its first try, which recorded the write
-            return _receipt(earlier)
+            return receipt(earlier)
         if isinstance(exc, GameMoved):
             raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
         raise
@@ -128,7 +116,7 @@ def write(
     if any(e.type in _CLOSING for e in outcome.recorded):
         _checkpoint(store)
     server.wake()
-    return _receipt(list(outcome.recorded))
+    return receipt(list(outcome.recorded))
 
 
 def _arrived(commands: Commands, accepted: datetime) -> Commands:
@@ -144,13 +132,36 @@ def _arrived(commands: Commands, accepted: datetime) -> Commands:
     return stamped(list(commands))
 
 
-def _receipt(recorded: list[RecordedEvent]) -> JSONResponse:
+def sent_before(request: Request, account: str, body: BaseModel | None) -> tuple[str, bool] | None:
+    """The request's Idempotency-Key and whether this same request was sent with it before
+    (the key is remembered now if it is new); None without a key. A key used before for
+    another request is refused (422) rather than answered for the wrong write."""
+    key = _idempotency_key(request)
+    if key is None:
+        return None
+    from pipelines.accounts.credentials import remember_request
+
+    digest = _digest(request, body)
+    remembered = remember_request(server_of(request).store, account, key, digest)
+    if remembered is not None and remembered != digest:
+        raise Problem(
+            422,
+            "this Idempotency-Key was already used for another request: use a new key "
+            "for a new write (the same key only to send the same request again)",
+            "idempotency_key_reused",
+        )
+    return key, remembered is not None
+
+
+def receipt(recorded: list[RecordedEvent], status: int = 201, **shown: Any) -> JSONResponse:
     """The receipt of a recorded write: its last event, when it arrived (the first event's
-    `meta.received_at`: the server's clock, or a paper slip's arrival as its arbiter gave it),
-    and every event as `arbitru game ... --json` shows what it appended."""
+    `meta.received_at`: the server's clock, or a paper slip's arrival as its arbiter gave it;
+    else when the ledger recorded it), and every event as `arbitru game ... --json` shows what
+    it appended; `shown` (an account's id and name) first."""
     last = recorded[-1]
     arrived = recorded[0].meta.get("received_at") or recorded[0].recorded_at
     body = {
+        **shown,
         "event_id": last.event_id,
         "stream": last.stream,
         "version": last.version,
@@ -159,7 +170,7 @@ def _receipt(recorded: list[RecordedEvent]) -> JSONResponse:
         "received_at": arrived,
         "events": [_event_json(e) for e in recorded],
     }
-    return JSONResponse(body, status_code=201, headers=etag(last.version))
+    return JSONResponse(body, status_code=status, headers=etag(last.version))
 
 
 def _event_json(e: RecordedEvent) -> dict[str, Any]:
