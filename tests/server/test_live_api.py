@@ -6,6 +6,7 @@ one server process told on a stream of another."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,8 +32,10 @@ SLOW_HEARTBEAT = "120"
 """The heartbeat of the PostgreSQL servers: longer than any wait here, so that only waking
 (in the process, or by a notification from the other) can bring a notice in time."""
 
-WAIT = 15.0
-"""How long a test waits for a notice before failing (the read timeout of its stream)."""
+WAIT = 10.0
+"""How long a test waits for its notices before failing: the read timeout of its stream
+(shorter than FastAPI's own keep-alive comment, sent after 15 s of silence) and the longest
+a `Stream.notices` reads."""
 
 
 @dataclass
@@ -73,9 +76,11 @@ class Stream:
         raise AssertionError(f"the stream ended: {self.raw}")
 
     def notices(self, count: int) -> list[Notice]:
-        """The next `count` notices (events), skipping comments."""
+        """The next `count` notices (events), skipping comments (WAIT seconds at most)."""
         found: list[Notice] = []
+        deadline = time.monotonic() + WAIT
         while len(found) < count:
+            assert time.monotonic() < deadline, f"only {found} within {WAIT} s: {self.raw}"
             notice = self.next()
             if notice.event is not None:
                 found.append(notice)
