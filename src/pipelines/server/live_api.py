@@ -13,9 +13,10 @@ results): the stream tells that something happened, the server's resources say w
   twice. Without either, it follows from the game's last event when the request came: open
   the stream, then read the game, and nothing in between is lost (the starting point is fixed
   before the answer's headers are sent).
-- **Heartbeat.** A comment (`: heartbeat`) every 15 seconds when nothing happens (ARBITRU_LIVE
-  _HEARTBEAT, in seconds, says otherwise), keeping proxies from closing an idle stream; the
-  first line is a comment saying where the stream starts, with a `retry:` of 2 seconds.
+- **Heartbeat.** A comment (`: heartbeat`) every 15 seconds when nothing happens
+  (`ARBITRU_LIVE_HEARTBEAT`, in seconds, says otherwise), keeping proxies from closing an idle
+  stream; the first lines are a comment saying where the stream starts and a `retry:` of 2
+  seconds (how long a browser waits before reconnecting).
 - **Truth.** Notices are derived from the game's events as the ledger holds them (`live`):
   a write in any process of the server reaches every stream, at once (waking, across
   processes by PostgreSQL's notifications) or at the next heartbeat at the latest.
