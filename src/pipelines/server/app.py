@@ -27,21 +27,29 @@ from pipelines.server.limits import BodyLimit
 if TYPE_CHECKING:
     from ledger import EventStore
     from pipelines.accounts.roster import Roster
+    from pipelines.server.live import Broker
 
 API = "/api/v1"
 
 
 @dataclass
 class Server:
-    """What a server process holds: the ledger, the games kept folded, the roster."""
+    """What a server process holds: the ledger, the games kept folded, the roster, the
+    live streams' broker (while the app runs)."""
 
     store: EventStore
     games: KeptGames = field(default_factory=KeptGames)
     _roster: Roster | None = None
     _roster_lock: threading.Lock = field(default_factory=threading.Lock)
+    live: Broker | None = None
 
     def wake(self) -> None:
-        """Called after every write this process committed: the live streams look again."""
+        """Called after every write this process committed (from any thread): the live
+        streams look again, in this process at once and, on PostgreSQL, in the others by a
+        notification sent after the answer (`pipelines.server.live`). Never raises."""
+        broker = self.live
+        if broker is not None:
+            broker.wake()
 
     def roster(self) -> Roster:
         """Accounts and grants as the ledger holds them now (caught up from the last seq
@@ -60,14 +68,14 @@ class Server:
 def create_app(url: str = DEFAULT_URL) -> FastAPI:
     """The server on the ledger at `url`."""
     from ledger import EventStore
-    from pipelines.server import accounts_api, games_api, ledger_api, live_api
+    from pipelines.server import accounts_api, games_api, ledger_api, live, live_api
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = EventStore(url)
         app.state.server = Server(store)
         try:
-            async with live_api.broadcasting(app.state.server):
+            async with live.broadcasting(app.state.server):
                 yield
         finally:
             store.close()
