@@ -32,8 +32,9 @@ from pipelines.games.variant_shapes import player_json as completiv_json
 from pipelines.games.variant_shapes import replacing_json, sheet_json
 
 
-def event_json(new: NewEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
-    """An appended (or proposed) event: type, payload, meta, id, and where it landed."""
+def event_json(new: NewEvent | RecordedEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
+    """An appended (or proposed) event: type, payload, meta, id, and where it landed (a
+    recorded event given twice: `event_json(r, r)`)."""
     value: dict[str, Any] = {
         "type": new.type,
         "payload": new.payload,
