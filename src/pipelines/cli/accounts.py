@@ -11,9 +11,8 @@ use them, so that a help loads neither.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
@@ -34,6 +33,8 @@ from pipelines.games.shapes import event_json
 if TYPE_CHECKING:
     from ledger import EventStore, RecordedEvent
     from pipelines.accounts.roster import Grant, Roster
+
+T = TypeVar("T")
 
 accounts_app = typer.Typer(help="Accounts and their roles on the server.", no_args_is_help=True)
 
@@ -106,46 +107,41 @@ def add_command(
     _show_recorded(account, recorded, as_json)
 
 
-@accounts_app.command("grant")
-def grant_command(
-    account: AccountArg,
-    role: RoleOption,
-    game: GameOption = None,
-    tournament: TournamentOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-) -> None:
-    """Give an account a role: admin or auditor, or an arbiter's role on one game or tournament."""
-    from pipelines.accounts.service import grant_role
+def _role_command(change: str) -> Callable[..., None]:
+    """The command that grants (`change` "grant") or revokes ("revoke") a role: the same
+    options, one service function or the other."""
 
-    who = actor_of(actor)
-    with store(db) as opened:
-        recorded = grant_role(
-            opened, account, role, game_id=game, tournament_id=tournament, actor=who
-        )
-    _show_recorded(account, recorded, as_json)
+    def command(
+        account: AccountArg,
+        role: RoleOption,
+        game: GameOption = None,
+        tournament: TournamentOption = None,
+        db: DbOption = DEFAULT_URL,
+        as_json: JsonOption = False,
+        actor: ActorOption = None,
+    ) -> None:
+        from pipelines.accounts import service
+
+        changed = service.grant_role if change == "grant" else service.revoke_role
+        who = actor_of(actor)
+        with store(db) as opened:
+            recorded = changed(
+                opened, account, role, game_id=game, tournament_id=tournament, actor=who
+            )
+        _show_recorded(account, recorded, as_json)
+
+    return command
 
 
-@accounts_app.command("revoke")
-def revoke_command(
-    account: AccountArg,
-    role: RoleOption,
-    game: GameOption = None,
-    tournament: TournamentOption = None,
-    db: DbOption = DEFAULT_URL,
-    as_json: JsonOption = False,
-    actor: ActorOption = None,
-) -> None:
-    """Take back a role the account holds (the same --game or --tournament it was given on)."""
-    from pipelines.accounts.service import revoke_role
-
-    who = actor_of(actor)
-    with store(db) as opened:
-        recorded = revoke_role(
-            opened, account, role, game_id=game, tournament_id=tournament, actor=who
-        )
-    _show_recorded(account, recorded, as_json)
+accounts_app.command(
+    "grant",
+    help="Give an account a role: admin or auditor, or an arbiter's role on one game or "
+    "tournament.",
+)(_role_command("grant"))
+accounts_app.command(
+    "revoke",
+    help="Take back a role the account holds (the same --game or --tournament it was given on).",
+)(_role_command("revoke"))
 
 
 @accounts_app.command("token")
@@ -155,8 +151,7 @@ def token_command(
     """Issue a new API token for the account, printed this once (only its SHA-256 is kept)."""
     from pipelines.accounts.credentials import issue_token
 
-    with _secrets(db, account) as opened:
-        token = issue_token(opened, account)
+    token = _on_secrets(db, account, issue_token)
     if as_json:
         emit_json({"account": account, "token": token})
         return
@@ -174,8 +169,7 @@ def revoke_token_command(
     """Revoke every API token of the account."""
     from pipelines.accounts.credentials import revoke_tokens
 
-    with _secrets(db, account) as opened:
-        revoked = revoke_tokens(opened, account)
+    revoked = _on_secrets(db, account, revoke_tokens)
     if as_json:
         emit_json({"account": account, "revoked": revoked})
     else:
@@ -188,8 +182,7 @@ def password_command(account: AccountArg, db: DbOption = DEFAULT_URL) -> None:
     password = _read_password()
     from pipelines.accounts.credentials import set_password
 
-    with _secrets(db, account) as opened:
-        set_password(opened, account, password)
+    _on_secrets(db, account, lambda opened, named: set_password(opened, named, password))
     out.print(f"the password of {escape(account)} is set")
 
 
@@ -213,17 +206,17 @@ def list_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> Non
     out.print(table)
 
 
-@contextmanager
-def _secrets(db: str, account: str) -> Iterator[EventStore]:
-    """The ledger for a command on an account's secrets: the account must exist, and a ledger
-    of an older Arbitru gains the secrets' tables (its migration) first."""
+def _on_secrets(db: str, account: str, act: Callable[[EventStore, str], T]) -> T:
+    """`act(ledger, account)` on an account's secrets, every failure reported: the account
+    must exist, and a ledger of an older Arbitru gains the secrets' tables (its migration)
+    first."""
     from ledger.database import ensure_schema
     from pipelines.accounts.service import require_account
 
     with store(db) as opened:
         ensure_schema(opened.engine)
         require_account(opened, account)
-        yield opened
+        return act(opened, account)
 
 
 def _read_password() -> str:
