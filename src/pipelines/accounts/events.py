@@ -57,17 +57,18 @@ class AccountEventError(ValueError):
 
 
 @dataclass(frozen=True)
-class AccountCreated:
-    """An account: its id (its stream's) and the name shown for it."""
+class Account:
+    """An account: its id (its stream's, and the id it plays under when it joins a game) and
+    the name shown for it."""
 
     account_id: str
     name: str
 
 
 @dataclass(frozen=True)
-class RoleGranted:
-    """A role given to an account: on the whole ledger (`admin`, `auditor`) or on one game or
-    one tournament (the arbiter roles)."""
+class Grant:
+    """A role an account holds: on the whole ledger (neither id: `admin`, `auditor`) or on one
+    game or one tournament (the arbiter roles)."""
 
     account_id: str
     role: str
@@ -76,12 +77,22 @@ class RoleGranted:
 
 
 @dataclass(frozen=True)
-class RoleRevoked(RoleGranted):
-    """The end of a grant: the same fields as the `RoleGranted` it ends."""
+class AccountCreated(Account):
+    """The event that creates an account, with the account's fields."""
 
 
-AccountEvent = AccountCreated | RoleGranted
-"""Any account event (a `RoleRevoked` is a `RoleGranted` by its fields)."""
+@dataclass(frozen=True)
+class RoleGranted(Grant):
+    """The event that gives an account a role, with the grant's fields."""
+
+
+@dataclass(frozen=True)
+class RoleRevoked(Grant):
+    """The event that ends a grant, with the fields of the grant it ends."""
+
+
+AccountEvent = AccountCreated | RoleGranted | RoleRevoked
+"""Any account event."""
 
 _CLASSES: Mapping[str, type] = MappingProxyType(
     {cls.__name__: cls for cls in (AccountCreated, RoleGranted, RoleRevoked)}
@@ -142,7 +153,10 @@ def check_payload(
     if type_name not in ACCOUNT_TYPES:
         return check_game_payload(type_name, schema, payload, meta)
     if schema != CURRENT_SCHEMA:
-        return f"schema: {type_name} has schema {CURRENT_SCHEMA} only, not {schema!r}"
+        return (
+            f"schema: {type_name} has schema {CURRENT_SCHEMA} only, not {schema!r} (the "
+            f"payload of {type_name} does not decode)"
+        )
     problem = limits.event_problem(payload, meta or {}) if isinstance(payload, dict) else None
     if problem is not None:
         return f"{problem} (an event of {type_name})"

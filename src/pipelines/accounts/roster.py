@@ -7,6 +7,7 @@ brings it up to date before each decision with `caught_up`, which reads only the
 recorded since the last `seq` it folded: the ledger is append-only, so what was folded stays
 true and nothing is read twice.
 
+`Account` and `Grant` are the fields of the events that make them (`pipelines.accounts.events`).
 An arbiter's role on a game is held on the game itself or on its tournament (then on all the
 tournament's games): `game_roles` takes both. A player of a game is not a role: it is the
 account whose id joined the game (`PlayerJoined.player_id`), the game's business.
@@ -22,8 +23,10 @@ from typing import TYPE_CHECKING
 from pipelines.accounts.events import (
     ACCOUNT_TYPES,
     ROLES,
+    Account,
     AccountCreated,
     AccountEventError,
+    Grant,
     RoleRevoked,
     decode,
 )
@@ -38,25 +41,6 @@ ARBITER_ROLES = frozenset(role for role, scoped in ROLES.items() if scoped)
 
 _PAGE = 2000
 """Events read per query while catching up (`EventStore.iter_all`'s pages)."""
-
-
-@dataclass(frozen=True)
-class Account:
-    """An account as created: its id (a player's id when it plays) and its name."""
-
-    account_id: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Grant:
-    """A role an account holds: on the whole ledger (neither id) or on one game or one
-    tournament."""
-
-    account_id: str
-    role: str
-    game_id: str | None = None
-    tournament_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -27,14 +27,21 @@ from pipelines.accounts.events import (
     encode,
     scope_problem,
 )
-from pipelines.accounts.roster import EMPTY_ROSTER, Grant, Roster
+from pipelines.accounts.roster import EMPTY_ROSTER, Account, Grant, Roster
 from pipelines.games import limits
 from pipelines.games.service import CommandRefused, events_altered, ledger_altered
 
 if TYPE_CHECKING:
     from ledger import EventStore
 
-__all__ = ["AccountRefused", "create_account", "grant_role", "revoke_role", "stream_of"]
+__all__ = [
+    "AccountRefused",
+    "create_account",
+    "grant_role",
+    "require_account",
+    "revoke_role",
+    "stream_of",
+]
 
 
 class AccountRefused(CommandRefused):
@@ -83,16 +90,7 @@ def grant_role(
 ) -> list[RecordedEvent]:
     """Record a role given to an existing account (`RoleGranted`); nothing when the account
     holds it already (a grant repeated changes nothing, so none is recorded)."""
-    stream = stream_of(account_id)
-    grant = _grant(account_id, role, game_id, tournament_id)
-
-    def decide(roster: Roster) -> list[AccountEvent]:
-        _must_exist(roster, account_id)
-        if grant in roster.grants:
-            return []
-        return [RoleGranted(account_id, role, grant.game_id, grant.tournament_id)]
-
-    return _record(store, stream, decide, actor)
+    return _changed(store, _grant(account_id, role, game_id, tournament_id), RoleGranted, actor)
 
 
 def revoke_role(
@@ -106,19 +104,37 @@ def revoke_role(
 ) -> list[RecordedEvent]:
     """Record the end of a grant the account holds (`RoleRevoked`, with the grant's own
     fields); `not_granted` when it holds no such grant."""
-    stream = stream_of(account_id)
-    grant = _grant(account_id, role, game_id, tournament_id)
+    return _changed(store, _grant(account_id, role, game_id, tournament_id), RoleRevoked, actor)
+
+
+def _changed(
+    store: EventStore, grant: Grant, change: type[RoleGranted | RoleRevoked], actor: str
+) -> list[RecordedEvent]:
+    """Record `change` of `grant` unless the roster already says it: a grant held is not
+    granted again; a grant not held cannot be revoked."""
 
     def decide(roster: Roster) -> list[AccountEvent]:
-        _must_exist(roster, account_id)
-        if grant not in roster.grants:
+        _must_exist(roster, grant.account_id)
+        held = grant in roster.grants
+        if change is RoleRevoked and not held:
             raise AccountRefused(
-                f"account {account_id} does not hold {role}{_on(grant)}: nothing to revoke",
+                f"account {grant.account_id} does not hold {grant.role}{_on(grant)}: nothing "
+                "to revoke",
                 "not_granted",
             )
-        return [RoleRevoked(account_id, role, grant.game_id, grant.tournament_id)]
+        if change is RoleGranted and held:
+            return []
+        return [change(**vars(grant))]
 
-    return _record(store, stream, decide, actor)
+    return _record(store, stream_of(grant.account_id), decide, actor)
+
+
+def require_account(store: EventStore, account_id: str) -> Account:
+    """The account as created, read from its own stream (`AccountRefused` `no_account` when
+    there is none): what a command on an account's secrets checks first."""
+    roster = EMPTY_ROSTER.folded(store.read_stream(stream_of(account_id)))
+    _must_exist(roster, account_id)
+    return roster.accounts[account_id]
 
 
 def _record(store: EventStore, stream: str, decide: Decision, actor: str) -> list[RecordedEvent]:
@@ -165,9 +181,7 @@ def _decided(
 
 def _must_exist(roster: Roster, account_id: str) -> None:
     if not roster.exists(account_id):
-        raise AccountRefused(
-            f"no account {account_id} in this ledger: create it first", "no_account"
-        )
+        raise AccountRefused(f"no account {account_id} in this ledger", "no_account")
 
 
 def _grant(account_id: str, role: str, game_id: str | None, tournament_id: str | None) -> Grant:
