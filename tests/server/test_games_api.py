@@ -139,3 +139,27 @@ def test_the_server_sees_what_the_command_line_wrote_on_its_ledger(server) -> No
         headers={"If-Match": now.headers["etag"]},
     )
     assert warned.status_code == 201, warned.text
+
+
+def test_a_game_drawn_by_hand_has_no_seed_to_reveal_and_says_so(server) -> None:
+    answer = server.client("chief").post(f"/games/{GAME}/seed", json={})
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["code"] == "not_seeded"
+    assert "drawn by hand" in answer.json()["detail"]
+
+
+def test_a_seeded_game_whose_seed_this_server_does_not_hold_is_refused_not_a_crash(
+    server, tmp_path
+) -> None:
+    """A seeded game created at a terminal with its seed in a file of the arbiter's own (not
+    where the server keeps seeds): the server says it does not hold the seed."""
+    seed = tmp_path / "sd1.seed"
+    seed.write_text("a3f1c9e27b4d8f60a3f1c9e27b4d8f60\n")
+    created = Arbiter(server.db, game="sd1").run(
+        "create", "sd1", "--draw", "seeded", "--seed-file", str(seed), "--player", "ana"
+    )
+    assert created.exit_code == 0, created.output
+    server.account("chief", role="chief", game="sd1")
+    answer = server.client("chief").post("/games/sd1/rounds/1/draw", json={})
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["code"] == "seed_missing"

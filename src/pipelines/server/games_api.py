@@ -14,7 +14,13 @@ from fastapi.responses import JSONResponse
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from pipelines.games.decisions import decision_named
-from pipelines.games.inputs import default_seed_path, keep_seed, new_seed, read_seed
+from pipelines.games.inputs import (
+    InputError,
+    default_seed_path,
+    keep_seed,
+    new_seed,
+    read_seed,
+)
 from pipelines.games.limits import check_settings
 from pipelines.games.service import Game, dictionary_ref
 from pipelines.games.slip_times import checked_arrivals
@@ -112,7 +118,7 @@ def draw(
     if created is not None and created.draw == "seeded":
         if body.tiles is not None or body.rejected:
             raise Problem(422, "this game's draws are seeded: give no tiles", "invalid")
-        seed = read_seed(default_seed_path(held.game_id))
+        seed = _kept_seed(held)
     elif body.tiles is None:
         raise Problem(422, 'give the tiles drawn, e.g. {"tiles": "EIR?"}', "invalid")
     command = cmd.DrawRack(
@@ -321,5 +327,25 @@ def reveal_seed(
 ) -> JSONResponse:
     held = held_game(request, game)
     at = access(request, "reveal_seed", game=held)
-    command = cmd.RevealSeed(seed=read_seed(default_seed_path(held.game_id)), actor=_who(at))
+    created = held.state.created
+    if created is None or created.draw != "seeded":
+        raise Problem(409, f"{held.stream} is drawn by hand: it has no seed to reveal", "not_seeded")
+    command = cmd.RevealSeed(seed=_kept_seed(held), actor=_who(at))
     return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+
+
+def _kept_seed(held: Game) -> str:
+    """The secret seed a seeded game's draws come from, as this server kept it when the game
+    was created (ARBITRU_HOME/seeds); a seed it does not hold is said, not a 500."""
+    path = default_seed_path(held.game_id)
+    if not path.exists():
+        raise Problem(
+            409,
+            f"the seed of {held.stream} is not kept on this server ({path}): it was created "
+            "elsewhere; draw with `arbitru game draw --seed-file` where its seed is kept",
+            "seed_missing",
+        )
+    try:
+        return read_seed(path)
+    except InputError as exc:
+        raise Problem(409, str(exc), "seed_missing") from exc
