@@ -6,6 +6,8 @@ game's arbiters see everything. And the game the server keeps folded catches up 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.pipelines.game_cli_helpers import Arbiter
@@ -154,7 +156,7 @@ def test_a_seeded_game_whose_seed_this_server_does_not_hold_is_refused_not_a_cra
     """A seeded game created at a terminal with its seed in a file of the arbiter's own (not
     where the server keeps seeds): the server says it does not hold the seed."""
     seed = tmp_path / "sd1.seed"
-    seed.write_text("a3f1c9e27b4d8f60a3f1c9e27b4d8f60\n")
+    seed.write_bytes(os.urandom(32))
     created = Arbiter(server.db, game="sd1").run(
         "create", "sd1", "--draw", "seeded", "--seed-file", str(seed), "--player", "ana"
     )

@@ -329,7 +329,8 @@ def reveal_seed(
     at = access(request, "reveal_seed", game=held)
     created = held.state.created
     if created is None or created.draw != "seeded":
-        raise Problem(409, f"{held.stream} is drawn by hand: it has no seed to reveal", "not_seeded")
+        detail = f"{held.stream} is drawn by hand: it has no seed to reveal"
+        raise Problem(409, detail, "not_seeded")
     command = cmd.RevealSeed(seed=_kept_seed(held), actor=_who(at))
     return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
 
