@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine.dictionary import Dictionary
 from engine.echo import echo
@@ -47,7 +47,6 @@ from pipelines.lexicons.registry import resolve as resolve_list
 
 if TYPE_CHECKING:
     from ledger import EventStore
-    from pipelines.games.kept import KeptGames
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
 """The variants whose rules exist (the engine's); games of the others cannot be created."""
@@ -378,6 +377,13 @@ def _within_limits(event: NewEvent) -> None:
         raise ServiceError(f"{problem}; nothing was written")
 
 
+class FoldedGames(Protocol):
+    """Games kept folded by a long-running process (`pipelines.games.kept`), which a command
+    is decided on instead of a fold from the first event."""
+
+    def current(self, store: EventStore, game: str, *, must_exist: bool = True) -> Game: ...
+
+
 Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]
 """What `execute` is given: the commands, or a function of the game as read that makes them
 (a command about the round open now, read from the same fold that decides it)."""
@@ -389,7 +395,7 @@ def execute(
     commands: Commands,
     *,
     dry_run: bool = False,
-    kept: KeptGames | None = None,
+    kept: FoldedGames | None = None,
     ids: EventIds | None = None,
     expected: int | None = None,
 ) -> Outcome:
@@ -436,7 +442,7 @@ def execute(
 
 
 def _loaded(
-    store: EventStore | None, game: str, creating: bool, kept: KeptGames | None = None
+    store: EventStore | None, game: str, creating: bool, kept: FoldedGames | None = None
 ) -> Game:
     """The game as a command is decided on; `LedgerAltered` when its own events no longer
     give their hashes: nothing is appended onto a broken chain."""

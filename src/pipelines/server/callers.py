@@ -22,7 +22,7 @@ from pipelines.server.problems import Problem
 if TYPE_CHECKING:
     from pipelines.accounts.roster import Roster
     from pipelines.games.service import Game
-    from pipelines.server.app import Server
+    from pipelines.server.held import Server
 
 SESSION_COOKIE = "arbitru_session"
 _TOKEN_LONGEST = 256

@@ -24,8 +24,8 @@ from ledger.envelope import check_stream
 from ledger.errors import CheckpointError
 from ledger.jsonl import row_line, write_rows
 from pipelines.games.service import ledger_altered
-from pipelines.server.app import API
 from pipelines.server.callers import access, account_of, server_of
+from pipelines.server.held import API
 from pipelines.server.problems import Problem
 
 router = APIRouter(tags=["ledger"])

@@ -39,7 +39,7 @@ from pipelines.server.live_events import Notice, notice_of
 
 if TYPE_CHECKING:
     from engine.games.state import GameState
-    from pipelines.server.app import Server
+    from pipelines.server.held import Server
 
 log = logging.getLogger("arbitru.server.live")
 
