@@ -8,7 +8,6 @@ still shown, after one line saying so, and exits 1 (`view_of`)."""
 
 from __future__ import annotations
 
-import getpass
 import inspect
 import re
 from collections.abc import Callable, Iterator
@@ -29,7 +28,6 @@ from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, fail
 from pipelines.files.errors import system_refused
 from pipelines.games import limits
-from pipelines.games.inputs import InputError, parse_time
 from pipelines.games.service import (
     CommandRefused,
     Commands,
@@ -39,7 +37,6 @@ from pipelines.games.service import (
     load_game,
     vouched,
 )
-from pipelines.games.slip_times import checked_arrivals
 
 if TYPE_CHECKING:
     from ledger import EventStore
@@ -248,6 +245,8 @@ def actor_of(actor: str | None) -> str:
     """Who records the events: --actor (or ARBITRU_ACTOR), else the user's login name."""
     if actor:
         return checked("actor", actor, "--actor")
+    import getpass  # only the commands that record events ask who records them
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -275,6 +274,9 @@ def time_option(text: str | None, option: str) -> datetime | None:
     """A time option's value in UTC, or a clear error naming the option."""
     if text is None:
         return None
+    # The input parsers are the writing commands' (a view of a game parses no time).
+    from pipelines.games.inputs import InputError, parse_time
+
     try:
         return parse_time(text, option)
     except InputError as exc:
@@ -434,6 +436,8 @@ def run_in_round(
 
 
 def _slips(made: Commands, late: bool, now: Game) -> list[cmd.Command]:
+    from pipelines.games.slip_times import checked_arrivals  # a submitting command's only
+
     return checked_arrivals(now, made(now) if callable(made) else made, late=late)
 
 
