@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 from rich.markup import escape
 
-from engine.games import commands as cmd
 from ledger.default_url import DEFAULT_URL
 from ledger.errors import LedgerAltered, LedgerError, NoLedger
 from pipelines.cli import views
@@ -30,7 +29,6 @@ from pipelines.files.errors import system_refused
 from pipelines.games import limits
 from pipelines.games.service import (
     CommandRefused,
-    Commands,
     Game,
     ServiceError,
     execute,
@@ -39,7 +37,9 @@ from pipelines.games.service import (
 )
 
 if TYPE_CHECKING:
+    from engine.games import commands as cmd
     from ledger import EventStore
+    from pipelines.games.service import Commands
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
 DryRunOption = Annotated[

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 from engine.dictionary import Dictionary
 from engine.echo import echo
-from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
 from engine.games.events import DictionaryRef, GameCreated, Recorded
 from engine.games.payloads import encode_event, format_time, read_recorded
@@ -46,6 +45,7 @@ from pipelines.lexicons.registry import LexiconSpecError
 from pipelines.lexicons.registry import resolve as resolve_list
 
 if TYPE_CHECKING:
+    from engine.games.commands import Command
     from ledger import EventStore
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
@@ -300,6 +300,8 @@ def _meta(command: Command) -> dict[str, str]:
 
 def _stamped(command: Command) -> Command:
     """A submission (or an anticipation replacement) without an arrival time arrived now."""
+    from engine.games.commands import DeclareReplacement, Submit  # writing commands only
+
     if isinstance(command, Submit | DeclareReplacement) and command.received_at is None:
         return replace(command, received_at=datetime.now(UTC))
     return command
@@ -338,7 +340,7 @@ def _within_limits(event: NewEvent) -> None:
         raise ServiceError(f"{problem}; nothing was written")
 
 
-Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]
+Commands = Sequence["Command"] | Callable[[Game], Sequence["Command"]]
 """What `execute` is given: the commands, or a function of the game as read that makes them
 (a command about the round open now, read from the same fold that decides it)."""
 
@@ -360,6 +362,8 @@ def execute(
     the one decided even if another terminal opened a new round meanwhile (the rules then
     refuse a command about a round closed since). It is for commands about an existing game:
     a game to create is given as commands."""
+    from engine.games.commands import CreateGame  # imported by the writing commands only
+
     made = None if callable(commands) else [_stamped(c) for c in commands]
     creating = made is not None and any(isinstance(c, CreateGame) for c in made)
     loaded = _loaded(store, game, creating)
