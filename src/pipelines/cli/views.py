@@ -26,9 +26,6 @@ from engine.games.state import Decision, GameState, RoundTop
 from engine.notation import format_placement
 from engine.ruleset import Ruleset
 from ledger import RecordedEvent
-from pipelines.cli.anticipation_views import own_boards_note, replacing_text, show_sheet
-from pipelines.cli.board import board_table
-from pipelines.cli.completiv_views import show_player as show_completiv_player
 from pipelines.cli.inputs import console as out
 from pipelines.cli.inputs import emit_json
 from pipelines.cli.inputs import err_console as err
@@ -98,6 +95,8 @@ def _show_judged(outcome: Outcome) -> None:
             player = rnd.players.get(event.payload["player_id"]) if rnd else None
             replacing = player.replacement if player else None
             if replacing is not None and replacing.event_id == event.event_id:
+                from pipelines.cli.anticipation_views import replacing_text  # anticipation's
+
                 out.print(f"  {escape(player.player_id)}: {escape(replacing_text(replacing))}")
     submitted = [
         e for e in outcome.events if e.type in ("SubmissionReceived", "SubmissionCorrected")
@@ -193,6 +192,11 @@ def show_results(
         + ")"
         + (f"; deadline {time_text(results.deadline)}" if results.deadline else "")
     )
+    # The board and the variants' views are imported by the views that draw them: a game's
+    # standings need neither.
+    from pipelines.cli.anticipation_views import own_boards_note, replacing_text
+    from pipelines.cli.board import board_table
+
     own_boards = own_boards_note(state)
     shown_top = None if tied else results.top
     highlight = [(t.row, t.col, t.cell) for t in shown_top.tiles] if shown_top else []
@@ -372,6 +376,10 @@ def show_position(
     """The game at a moment: the board with the last move highlighted, rack, bag, scores."""
     when = f"seq {state.last_seq}" if state.last_seq is not None else "the start"
     round_text = f"round {spot.round}" if spot.round is not None else "before round 1"
+    from pipelines.cli.anticipation_views import show_sheet  # as in show_results
+    from pipelines.cli.board import board_table
+    from pipelines.cli.completiv_views import show_player as show_completiv_player
+
     out.print(f"[bold]{game_id}[/] at {when} ({state.events} event(s)), {round_text}")
     highlight = [(t.row, t.col, t.cell) for t in spot.last_move]
     out.print(board_table(spot.board, ruleset, highlight))

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.dictionary import Dictionary
 from engine.echo import echo
-from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
 from engine.games.events import DictionaryRef, GameCreated, Recorded
 from engine.games.payloads import encode_event, format_time, read_recorded
@@ -46,6 +45,7 @@ from pipelines.lexicons.registry import LexiconSpecError
 from pipelines.lexicons.registry import resolve as resolve_list
 
 if TYPE_CHECKING:
+    from engine.games.commands import Command
     from ledger import EventStore
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
@@ -329,6 +329,8 @@ def _meta(command: Command) -> dict[str, str]:
 
 def _stamped(command: Command) -> Command:
     """A submission (or an anticipation replacement) without an arrival time arrived now."""
+    from engine.games.commands import DeclareReplacement, Submit  # writing commands only
+
     if isinstance(command, Submit | DeclareReplacement) and command.received_at is None:
         return replace(command, received_at=datetime.now(UTC))
     return command
@@ -384,7 +386,7 @@ class FoldedGames(Protocol):
     def current(self, store: EventStore, game: str, *, must_exist: bool = True) -> Game: ...
 
 
-Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]
+Commands = Sequence["Command"] | Callable[[Game], Sequence["Command"]]
 """What `execute` is given: the commands, or a function of the game as read that makes them
 (a command about the round open now, read from the same fold that decides it)."""
 
@@ -414,6 +416,8 @@ def execute(
     instead of folded from the start on every command; `ids` names the events (`EventIds`).
     With `expected` (the version the arbiter looked at), a game that moved since is refused
     (`GameMoved`) instead of decided again: the arbiter must see what changed first."""
+    from engine.games.commands import CreateGame  # imported by the writing commands only
+
     made = None if callable(commands) else [_stamped(c) for c in commands]
     creating = made is not None and any(isinstance(c, CreateGame) for c in made)
     loaded = _loaded(store, game, creating, kept)
