@@ -18,14 +18,13 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     import psycopg
 
     from ledger import EventStore
-    from pipelines.server.live import Broker
 
 log = logging.getLogger("arbitru.server.live")
 
@@ -46,10 +45,19 @@ def conninfo_of(store: EventStore) -> str | None:
     return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+class Woken(Protocol):
+    """What the notifier and listener need of this process's broker (`live.Broker`): to be
+    told of its own writes, and to tell it the ledger moved elsewhere."""
+
+    def on_wake(self, callback: Callable[[], None]) -> None: ...
+
+    def moved(self) -> None: ...
+
+
 class Crossing:
     """This process's notifier and listener on the ledger's PostgreSQL database."""
 
-    def __init__(self, conninfo: str, broker: Broker) -> None:
+    def __init__(self, conninfo: str, broker: Woken) -> None:
         self.conninfo = conninfo
         self.broker = broker
         self._pending = asyncio.Event()
