@@ -142,7 +142,10 @@ def check_payload(
     if type_name not in ACCOUNT_TYPES:
         return check_game_payload(type_name, schema, payload, meta)
     if schema != CURRENT_SCHEMA:
-        return f"schema: {type_name} has schema {CURRENT_SCHEMA} only, not {schema!r}"
+        return (
+            f"schema: {type_name} has schema {CURRENT_SCHEMA} only, not {schema!r} (the "
+            f"payload of {type_name} does not decode)"
+        )
     problem = limits.event_problem(payload, meta or {}) if isinstance(payload, dict) else None
     if problem is not None:
         return f"{problem} (an event of {type_name})"

@@ -27,14 +27,21 @@ from pipelines.accounts.events import (
     encode,
     scope_problem,
 )
-from pipelines.accounts.roster import EMPTY_ROSTER, Grant, Roster
+from pipelines.accounts.roster import EMPTY_ROSTER, Account, Grant, Roster
 from pipelines.games import limits
 from pipelines.games.service import CommandRefused, events_altered, ledger_altered
 
 if TYPE_CHECKING:
     from ledger import EventStore
 
-__all__ = ["AccountRefused", "create_account", "grant_role", "revoke_role", "stream_of"]
+__all__ = [
+    "AccountRefused",
+    "create_account",
+    "grant_role",
+    "require_account",
+    "revoke_role",
+    "stream_of",
+]
 
 
 class AccountRefused(CommandRefused):
@@ -121,6 +128,14 @@ def revoke_role(
     return _record(store, stream, decide, actor)
 
 
+def require_account(store: EventStore, account_id: str) -> Account:
+    """The account as created, read from its own stream (`AccountRefused` `no_account` when
+    there is none): what a command on an account's secrets checks first."""
+    roster = EMPTY_ROSTER.folded(store.read_stream(stream_of(account_id)))
+    _must_exist(roster, account_id)
+    return roster.accounts[account_id]
+
+
 def _record(store: EventStore, stream: str, decide: Decision, actor: str) -> list[RecordedEvent]:
     """Decide on the account's events and append at the version read; on a conflict, decide
     again and append under the append lock (the module docstring)."""
@@ -165,9 +180,7 @@ def _decided(
 
 def _must_exist(roster: Roster, account_id: str) -> None:
     if not roster.exists(account_id):
-        raise AccountRefused(
-            f"no account {account_id} in this ledger: create it first", "no_account"
-        )
+        raise AccountRefused(f"no account {account_id} in this ledger", "no_account")
 
 
 def _grant(account_id: str, role: str, game_id: str | None, tournament_id: str | None) -> Grant:

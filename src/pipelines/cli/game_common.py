@@ -117,6 +117,10 @@ _HINTS = {
     "back with --rejected, in the order drawn",
     "game_exists": "choose another game id",
     "no_game": "create the game first with `arbitru game create`",
+    "account_exists": "choose another id (`arbitru accounts list` lists the accounts)",
+    "no_account": "create it with `arbitru accounts add ID --name NAME`, or check the id "
+    "(`arbitru accounts list`)",
+    "not_granted": "`arbitru accounts list` shows the roles each account holds",
 }
 """What to do after a refusal, by the engine's reason code, where the rule's message does not
 already say it in terms of this command line."""

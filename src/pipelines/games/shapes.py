@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from pipelines.games.service import Outcome
 
 
-def event_json(new: NewEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
-    """An appended (or proposed) event: type, payload, meta, id, and where it landed."""
+def event_json(new: NewEvent | RecordedEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
+    """An appended (or proposed) event: type, payload, meta, id, and where it landed (a
+    recorded event given twice: `event_json(r, r)`)."""
     value: dict[str, Any] = {
         "type": new.type,
         "payload": new.payload,
