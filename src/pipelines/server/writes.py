@@ -31,6 +31,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from engine.games.payloads import format_time
+from ledger.errors import EventIdConflict
 from pipelines.games.service import Commands, EventIds, GameMoved, execute
 from pipelines.games.shapes import outcome_json
 from pipelines.server.callers import server_of
@@ -111,6 +112,13 @@ def write(
         )
     except GameMoved as exc:
         raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
+    except EventIdConflict:
+        # A retry sent while its first try was still being decided: the first recorded these
+        # ids meanwhile, so its receipt is the answer.
+        earlier = _recorded(store, ids) if ids is not None else []
+        if not earlier:
+            raise
+        return _receipt(earlier, None, accepted_of(earlier, accepted))
     if dry_run or not outcome.recorded:
         return JSONResponse(outcome_json(outcome), status_code=200)
     if any(e.type in _CLOSING for e in outcome.recorded):
