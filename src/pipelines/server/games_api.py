@@ -15,7 +15,7 @@ from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
 from engine.games.projections import position
 from pipelines.games.decisions import decision_named
-from pipelines.games.inputs import default_seed_path, keep_seed, new_seed, read_seed
+from pipelines.games.inputs import InputError, default_seed_path, keep_seed, new_seed, read_seed
 from pipelines.games.limits import check_settings
 from pipelines.games.service import Game, dictionary_ref, replay_to, stream_of
 from pipelines.games.shapes import (
@@ -161,7 +161,7 @@ def draw(
     if created is not None and created.draw == "seeded":
         if body.tiles is not None or body.rejected:
             raise Problem(422, "this game's draws are seeded: give no tiles", "invalid")
-        seed = read_seed(default_seed_path(held.game_id))
+        seed = _kept_seed(held.game_id)
     elif body.tiles is None:
         raise Problem(422, 'give the tiles drawn, e.g. {"tiles": "EIR?"}', "invalid")
     command = cmd.DrawRack(
@@ -394,8 +394,22 @@ def reveal_seed(
 ) -> JSONResponse:
     held = _game(request, game)
     at = access(request, "reveal_seed", game=held)
-    command = cmd.RevealSeed(seed=read_seed(default_seed_path(held.game_id)), actor=_who(at))
+    command = cmd.RevealSeed(seed=_kept_seed(held.game_id), actor=_who(at))
     return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+
+
+def _kept_seed(game_id: str) -> str:
+    """The seed this server kept when it created the game; a 409 when it keeps none (a game
+    drawn by hand, or created elsewhere), never a server error."""
+    try:
+        return read_seed(default_seed_path(game_id))
+    except InputError as exc:
+        raise Problem(
+            409,
+            f"this server keeps no seed for game {game_id}: a game drawn by hand has none, and "
+            "a seeded game's seed is kept where it was created (ARBITRU_HOME/seeds)",
+            "conflict",
+        ) from exc
 
 
 @router.get("/games/{game}/rounds/{round}/results", summary="A round's results")
