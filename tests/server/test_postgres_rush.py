@@ -7,6 +7,7 @@ chain verifies: what `writes.write` promises of retries, held against real proce
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -94,7 +95,7 @@ def verify(ledger: Ledger) -> None:
 
 async def dropped(server: Server, player: str, token: str, path: str, key: str) -> None:
     """The whole request sent, the connection closed before the answer is read."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    _, writer = await asyncio.open_connection("127.0.0.1", server.port)
     body = b'{"text": "H8: SERAT"}'
     writer.write(
         (
@@ -121,10 +122,10 @@ async def submit(
         await dropped(servers[0], player, token, path, key)
     async with httpx.AsyncClient(headers=headers) as client:
         if how == "impatient":
-            try:
-                await client.post(servers[0].base + path, json=SLIP, timeout=httpx.Timeout(5, read=0.001))
-            except httpx.TimeoutException:
-                pass
+            with contextlib.suppress(httpx.TimeoutException):
+                await client.post(
+                    servers[0].base + path, json=SLIP, timeout=httpx.Timeout(5, read=0.001)
+                )
         for attempt in range(40):
             server = servers[attempt % len(servers)]
             try:

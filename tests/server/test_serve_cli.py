@@ -6,6 +6,7 @@ wrote; and the server's libraries load only when it runs, never for a help."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -19,11 +20,12 @@ import pytest
 from tests.server.conftest import (
     arbitru_command,
     drop_pg_database,
-    fresh_pg_database,
     free_port,
+    fresh_pg_database,
     start_server,
 )
 
+ROOT = Path(__file__).parents[2]
 SERVER_LIBRARIES = ("fastapi", "uvicorn", "pydantic", "starlette")
 
 
@@ -194,3 +196,27 @@ def test_the_server_libraries_load_only_when_the_server_runs(args, tmp_path):
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED"))
     assert json.loads(line.removeprefix("LOADED ")) == []
+
+
+def test_the_readmes_walk_on_the_network_runs_as_printed(tmp_path):
+    """README "A tournament on the network": its shell block, run as printed (on a free port
+    instead of 8000), ends with the standings it promises."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    block = text.split("<!-- network-walk:begin -->\n```sh\n")[1].split("```\n<!-- network")[0]
+    script = "set -euo pipefail\n" + block.replace("8000", str(free_port()))
+    done = subprocess.run(
+        ["bash", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PATH": f"{Path(arbitru_command()[0]).parent}:{os.environ['PATH']}"},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    standings = json.loads(done.stdout.splitlines()[-1])
+    assert [(s["player_id"], s["total"]) for s in standings["standings"]] == [
+        ("ion", 76),
+        ("maria", 14),
+    ]
+    assert "Traceback" not in done.stderr
