@@ -22,6 +22,7 @@ command); Alembic is imported only to migrate.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +51,9 @@ SQLITE_BUSY_TIMEOUT_S = 60.0
 """How long a SQLite writer waits for the write lock before giving up."""
 
 _WRITE = "arbitru_write"
+
+_held = threading.local()
+"""Per thread: the write transaction it holds on each engine (by `id`), which its reads use."""
 
 
 def normalise_url(url: str) -> sa.URL:
@@ -205,14 +209,36 @@ def write_transaction(
         with connection.begin():
             if is_postgres(engine) and lock_key is not None:
                 connection.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_key)))
-            yield connection
+            held = _held_by_this_thread()
+            before = held.get(id(engine))
+            held[id(engine)] = connection
+            try:
+                yield connection
+            finally:
+                if before is None:
+                    del held[id(engine)]
+                else:
+                    held[id(engine)] = before
 
 
 @contextmanager
 def read_transaction(engine: Engine) -> Iterator[Connection]:
-    """A read-only transaction: one consistent snapshot of the ledger."""
+    """A read-only transaction: one consistent snapshot of the ledger. A thread that holds a
+    write transaction on the engine reads through it instead (what it reads is then what it
+    writes on, under the write lock): a second connection would wait for the pool, which under
+    load is held by other threads waiting for the write lock this thread holds, a deadlock."""
+    held = _held_by_this_thread().get(id(engine))
+    if held is not None:
+        yield held
+        return
     with engine.connect() as connection, connection.begin():
         yield connection
+
+
+def _held_by_this_thread() -> dict[int, Connection]:
+    if not hasattr(_held, "connections"):
+        _held.connections = {}
+    return _held.connections
 
 
 def migrations_dir() -> Path:
