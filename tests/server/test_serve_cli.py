@@ -220,3 +220,29 @@ def test_the_readmes_walk_on_the_network_runs_as_printed(tmp_path):
         ("maria", 14),
     ]
     assert "Traceback" not in done.stderr
+
+
+def test_after_the_demo_arbitru_serve_on_its_ledger_serves_its_standings(tmp_path):
+    """The quick start's third command: `arbitru serve` with ARBITRU_DB naming the demo's
+    ledger (as the demo's last lines say) answers a game's standings as the command does."""
+    folder = tmp_path / "demo"
+    env = {k: v for k, v in os.environ.items() if k != "ARBITRU_DB"}
+    done = subprocess.run(
+        [*arbitru_command(), "demo", "--dir", str(folder)],
+        capture_output=True, text=True, timeout=300, check=False, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "\n    arbitru serve\n" in done.stdout
+    db = f"sqlite:///{folder / 'ledger.db'}"
+    game = done.stdout.split("/api/v1/games/")[1].split("/standings")[0]
+    running = start_server(db, tmp_path / "serve.log")
+    try:
+        served = httpx.get(f"{running.base}/games/{game}/standings", timeout=30)
+    finally:
+        running.stop()
+    assert served.status_code == 200, served.text
+    expected = subprocess.run(
+        [*arbitru_command(), "game", "standings", game, "--db", db, "--json"],
+        capture_output=True, text=True, timeout=60, check=True, env=env,
+    ).stdout  # fmt: skip
+    assert served.json()["standings"] == json.loads(expected)["standings"]
