@@ -3,8 +3,8 @@
 The ledger validates envelopes, not game rules, but the kind of stream an event belongs to and
 the event that must open each stream are structure: a game stream that does not start with
 `GameCreated` cannot be read by anyone. So is the id the opening event names: it must be its
-stream's, so that one game or tournament id is one stream. New event types are added here (and
-in EVENTS.md).
+stream's, so that one game, tournament or account id is one stream. New event types are added
+here (and in docs/record-format.md).
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ class StreamKind:
     opened_by: str
     named_by: str
     types: tuple[str, ...]
+    named_throughout: bool = False
+    """Every event of the stream that carries `named_by` must name the stream's id too (an
+    account's grants name the account they give a role to: none may name another)."""
 
 
 STREAM_KINDS: MappingProxyType[str, StreamKind] = MappingProxyType(
@@ -51,6 +54,12 @@ STREAM_KINDS: MappingProxyType[str, StreamKind] = MappingProxyType(
                 "GameEnded",
             ),
         ),
+        "account": StreamKind(
+            opened_by="AccountCreated",
+            named_by="account_id",
+            types=("AccountCreated", "RoleGranted", "RoleRevoked"),
+            named_throughout=True,
+        ),
     }
 )
 """Stream kinds by the part of the stream id before `/`."""
@@ -71,10 +80,14 @@ def kinds_holding(event_type: str) -> list[str]:
 
 def naming_problem(stream: str, event_type: str, payload: dict[str, Any]) -> str | None:
     """The problem, if any, with an opening event naming another id than its (valid) stream's:
-    `GameCreated` on game/g2 saying `game_id` g1 would make two streams claim game g1. A payload
-    naming no id is the payload check's to refuse: the ledger reads only this one field."""
+    `GameCreated` on game/g2 saying `game_id` g1 would make two streams claim game g1 (and, on a
+    stream `named_throughout`, any event naming another id: `RoleGranted` on account/ana giving
+    bob a role). A payload naming no id is the payload check's to refuse: the ledger reads only
+    this one field."""
     kind = stream_kind(stream)
-    if event_type != kind.opened_by or not isinstance(payload, dict):
+    if not isinstance(payload, dict):
+        return None
+    if event_type != kind.opened_by and not (kind.named_throughout and kind.named_by in payload):
         return None
     own = stream.split("/", 1)[1]
     named = payload.get(kind.named_by, own)
@@ -82,6 +95,11 @@ def naming_problem(stream: str, event_type: str, payload: dict[str, Any]) -> str
         return None
     return (
         f"{event_type} on {stream} names {kind.named_by} {named!r}, not {own!r}: one id is one "
-        f"stream, so the opening event names its own stream's id (name {own!r}, or put the "
-        f"events on the stream of {named!r})"
+        f"stream, so {'its events name' if kind.named_throughout else 'the opening event names'} "
+        f"its own stream's id (name {own!r}, or put the events on the stream of {named!r})"
     )
+
+
+STREAM_FORMAT = f"({'|'.join(STREAM_KINDS)})/[a-z0-9][a-z0-9-]{{0,63}}"
+"""A stream id, as a regular expression: a stream kind, a slash and a lowercase id
+(docs/record-format.md)."""

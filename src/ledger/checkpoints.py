@@ -198,7 +198,8 @@ def recent_stretch(store: EventStore) -> Stretch:
 
 def _stretch(store: EventStore, unsigned_tail: int | None) -> Stretch | None:
     """`recent_stretch`; with `unsigned_tail` and no checkpoint, only that many of the last
-    events are checked, and None is returned (their leaves do not make the whole tree)."""
+    events (at most) are checked, and None is returned: there is no signed root to reproduce,
+    so their leaves are not hashed (nor would the last events' leaves make the whole tree)."""
     with read_transaction(store.engine) as connection:
         # Through the driver: a command that runs this once pays no statement compilation.
         found = _has_checkpoints(connection) and connection.exec_driver_sql(_LATEST_SQL).first()
@@ -216,9 +217,11 @@ def _stretch(store: EventStore, unsigned_tail: int | None) -> Stretch | None:
         if tail_only:
             first = size - (unsigned_tail or 0)
         stored = {} if tail_only else _stored_near(connection, first, size)
-    leaves = _checked_leaves(store, first, size)
-    if tail_only:
+    if previous is None and unsigned_tail is not None:
+        _checked_leaves(store, first, size, leaves=None)
         return None
+    leaves: list[bytes] = []
+    _checked_leaves(store, first, size, leaves)
     stretch = Stretch(previous, size, first, merkle.levels(leaves, SUBTREE_LEVEL), stored)
     if previous is not None and stretch.root(signed).hex() != previous.root:
         raise LedgerAltered(
@@ -337,12 +340,12 @@ def _stored_near(connection: Connection, first: int, size: int) -> dict[tuple[in
         ) from None
 
 
-def _checked_leaves(store: EventStore, first: int, size: int) -> list[bytes]:
-    """The leaves of events `first + 1` to `size`, each event read whole and checked: seqs run
-    without gaps, each links to the one before (seq 1 to the genesis hash), and its content
-    gives its stored hash."""
-    leaves: list[bytes] = []
-    append, sha256, fromhex, encode = leaves.append, hashlib.sha256, bytes.fromhex, envelope_bytes
+def _checked_leaves(store: EventStore, first: int, size: int, leaves: list[bytes] | None) -> None:
+    """Events `first + 1` to `size`, each read whole and checked: seqs run without gaps, each
+    links to the one before (seq 1 to the genesis hash), and its content gives its stored
+    hash. Their leaves are appended to `leaves`, unless it is None (the check alone)."""
+    append = leaves.append if leaves is not None else None
+    sha256, fromhex, encode = hashlib.sha256, bytes.fromhex, envelope_bytes
     prev_hash, expected = GENESIS_HASH if first == 0 else None, first + 1
     page = min(_READ_PAGE, max(size - first, 1))
     try:
@@ -369,7 +372,10 @@ def _checked_leaves(store: EventStore, first: int, size: int) -> list[bytes]:
                     f"seq {seq}: its content no longer gives its stored hash: the event was "
                     "altered; run `arbitru ledger verify`"
                 )
-            append(sha256(b"\x00" + fromhex(stored)).digest())
+            if append is not None:
+                append(sha256(b"\x00" + fromhex(stored)).digest())
+            elif stored is None:  # equal to the digest of content that cannot be encoded:
+                raise TypeError  # refused as not hexadecimal, as fromhex refuses it above
             prev_hash, expected = stored, expected + 1
     except (TypeError, ValueError):
         raise LedgerAltered(
@@ -380,7 +386,6 @@ def _checked_leaves(store: EventStore, first: int, size: int) -> list[bytes]:
         raise LedgerAltered(
             f"seq {expected} is missing: the ledger was altered; run `arbitru ledger verify`"
         )
-    return leaves
 
 
 _HEAD_SQL = "SELECT seq FROM events ORDER BY seq DESC LIMIT 1"

@@ -22,6 +22,7 @@ command); Alembic is imported only to migrate.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,7 +41,7 @@ APPEND_LOCK_KEY = 0x4172626974727531
 MIGRATE_LOCK_KEY = 0x4172626974727532
 """PostgreSQL advisory lock taken while migrating, so that concurrent first uses upgrade once."""
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 """Every migration this code knows, oldest first (the scripts in `migrations_dir()`); the last
 is the schema it writes. A test keeps this equal to Alembic's own history of the scripts."""
 
@@ -50,6 +51,9 @@ SQLITE_BUSY_TIMEOUT_S = 60.0
 """How long a SQLite writer waits for the write lock before giving up."""
 
 _WRITE = "arbitru_write"
+
+_held = threading.local()
+"""Per thread: the write transaction it holds on each engine (by `id`), which its reads use."""
 
 
 def normalise_url(url: str) -> sa.URL:
@@ -192,23 +196,49 @@ def _read_only_url(url: sa.URL, path: Path) -> sa.URL | None:
 
 
 @contextmanager
-def write_transaction(engine: Engine, lock_key: int = APPEND_LOCK_KEY) -> Iterator[Connection]:
+def write_transaction(
+    engine: Engine, lock_key: int | None = APPEND_LOCK_KEY
+) -> Iterator[Connection]:
     """A transaction holding the ledger's write lock from its first statement to its end;
-    committed when the block ends normally, rolled back otherwise."""
+    committed when the block ends normally, rolled back otherwise. `lock_key` None takes no
+    PostgreSQL advisory lock (a write to a plain table beside the chain, which must not wait
+    for appends); on SQLite every write transaction holds the database's one write lock."""
     refuse_in_memory(engine)
     with engine.connect() as connection:
         connection = connection.execution_options(**{_WRITE: True})
         with connection.begin():
-            if is_postgres(engine):
+            if is_postgres(engine) and lock_key is not None:
                 connection.execute(sa.select(sa.func.pg_advisory_xact_lock(lock_key)))
-            yield connection
+            held = _held_by_this_thread()
+            before = held.get(id(engine))
+            held[id(engine)] = connection
+            try:
+                yield connection
+            finally:
+                if before is None:
+                    del held[id(engine)]
+                else:
+                    held[id(engine)] = before
 
 
 @contextmanager
 def read_transaction(engine: Engine) -> Iterator[Connection]:
-    """A read-only transaction: one consistent snapshot of the ledger."""
+    """A read-only transaction: one consistent snapshot of the ledger. A thread that holds a
+    write transaction on the engine reads through it instead (what it reads is then what it
+    writes on, under the write lock): a second connection would wait for the pool, which under
+    load is held by other threads waiting for the write lock this thread holds, a deadlock."""
+    held = _held_by_this_thread().get(id(engine))
+    if held is not None:
+        yield held
+        return
     with engine.connect() as connection, connection.begin():
         yield connection
+
+
+def _held_by_this_thread() -> dict[int, Connection]:
+    if not hasattr(_held, "connections"):
+        _held.connections = {}
+    return _held.connections
 
 
 def migrations_dir() -> Path:

@@ -15,11 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ledger.catalogue import KNOWN_TYPES, kinds_holding, stream_kind
-
-STREAM_FORMAT = "(tournament|game)/[a-z0-9][a-z0-9-]{0,63}"
-"""A stream id, as a regular expression: a stream kind, a slash and a lowercase id
-(docs/record-format.md)."""
+from ledger.catalogue import KNOWN_TYPES, STREAM_FORMAT, STREAM_KINDS, kinds_holding, stream_kind
 
 STREAM_PATTERN = re.compile(f"^{STREAM_FORMAT}\\Z")
 
@@ -109,10 +105,13 @@ def check_stream(stream: object) -> list[str]:
         return [f"stream must be a string, got {_kind(stream)}"]
     if not STREAM_PATTERN.match(stream):
         return [
-            f"stream {stream!r} is not 'tournament/<id>' or 'game/<id>' "
+            f"stream {stream!r} is not {_KINDS_SAID} "
             "with an id of lowercase letters, digits and '-' (at most 64, not starting with '-')"
         ]
     return []
+
+
+_KINDS_SAID = " or ".join(f"'{kind}/<id>'" for kind in STREAM_KINDS)
 
 
 def check_type(stream: object, event_type: object) -> list[str]:

@@ -252,19 +252,38 @@ class EventStore:
             return writer.append(stream, events, expected_version)
 
     def read_stream(
-        self, stream: str, up_to_version: int | None = None, up_to_seq: int | None = None
+        self,
+        stream: str,
+        up_to_version: int | None = None,
+        up_to_seq: int | None = None,
+        *,
+        after_version: int = 0,
     ) -> list[RecordedEvent]:
-        """The events of one stream in version order, optionally only up to (and including)
-        a version or a global `seq`. The `seq` bound is applied to the rows read, not in the
-        query: with it, PostgreSQL (whose statistics lag behind a bulk load) intersects the
-        stream's index with a scan of the whole `seq` index, a thousand times slower."""
+        """The events of one stream in version order, optionally only those after
+        `after_version` (what a reader keeping the stream folded has not seen yet) and only
+        up to (and including) a version or a global `seq`. The `seq` bound is applied to the
+        rows read, not in the query: with it, PostgreSQL (whose statistics lag behind a bulk
+        load) intersects the stream's index with a scan of the whole `seq` index, a thousand
+        times slower."""
         query = sa.select(*_COLUMNS).where(events_table.c.stream == stream)
+        if after_version:
+            query = query.where(events_table.c.version > after_version)
         if up_to_version is not None:
             query = query.where(events_table.c.version <= up_to_version)
         last = up_to_seq if up_to_seq is not None else MAX_SEQ
         with read_transaction(self.engine) as connection:
             rows = connection.execute(query.order_by(events_table.c.version))
             return [RecordedEvent(*row) for row in rows if row.seq <= last]
+
+    def find_events(self, event_ids: Sequence[str]) -> dict[str, RecordedEvent]:
+        """The stored events among `event_ids`, by id: what an idempotent retry recorded on
+        its first try."""
+        wanted = list(event_ids)[:_ID_LOOKUP_CHUNK]
+        with read_transaction(self.engine) as connection:
+            rows = connection.execute(
+                sa.select(*_COLUMNS).where(events_table.c.event_id.in_(wanted))
+            )
+            return {row.event_id: RecordedEvent(*row) for row in rows}
 
     def read_streams(
         self, streams: Sequence[str], up_to_seq: int | None = None

@@ -28,7 +28,7 @@ def test_the_migration_scripts_are_found_without_a_working_directory() -> None:
     scripts = migrations_dir()
     assert (scripts / "env.py").is_file()
     assert (scripts / "script.py.mako").is_file()
-    assert HEAD_REVISION == "0006"
+    assert HEAD_REVISION == "0007"
 
 
 def test_the_revisions_the_ledger_knows_are_alembics_scripts_in_order() -> None:

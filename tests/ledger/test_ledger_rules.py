@@ -432,7 +432,7 @@ def test_export_of_an_invalid_stream_id_exits_2_naming_the_pattern(sqlite_url: s
     result = _invoke("ledger", "export", "--db", sqlite_url, "--stream", "GAME/G1")
     assert result.exit_code == 2
     assert "'GAME/G1' is not a stream id" in result.stderr
-    assert "(tournament|game)/[a-z0-9][a-z0-9-]{0,63}" in result.stderr
+    assert "(tournament|game|account)/[a-z0-9][a-z0-9-]{0,63}" in result.stderr
 
 
 def test_export_out_leaves_no_half_file_when_it_fails(

@@ -1,15 +1,19 @@
-"""The engine's typed events and the ledger's catalogue name the same event types: an event the
-ledger accepts can be read by a replay, and every event the engine writes can be stored."""
+"""The engine's typed events and the ledger's catalogue name the same event types, but for the
+accounts' (read by `pipelines.accounts.events`, not by a game): an event the ledger accepts can
+be read by a replay or a roster, and every event the engine writes can be stored."""
 
 from __future__ import annotations
 
 from engine.games.events import EVENT_TYPES
 from engine.games.payloads import encode_event
 from ledger.catalogue import KNOWN_TYPES, STREAM_KINDS
+from pipelines.accounts.events import ACCOUNT_TYPES
 
 
-def test_engine_event_types_and_ledger_catalogue_are_the_same_set() -> None:
-    assert set(EVENT_TYPES) == set(KNOWN_TYPES)
+def test_engine_event_types_and_ledger_catalogue_are_the_same_set_but_the_accounts() -> None:
+    assert set(EVENT_TYPES) == set(KNOWN_TYPES) - set(ACCOUNT_TYPES)
+    assert set(ACCOUNT_TYPES) == set(STREAM_KINDS["account"].types)
+    assert not set(EVENT_TYPES) & set(ACCOUNT_TYPES)
 
 
 def test_each_event_class_is_named_after_its_type() -> None:

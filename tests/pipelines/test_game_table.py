@@ -29,6 +29,7 @@ GAMES = [
     ("season", "duplicate", "cb26-p1"),
     ("season", "completiv", "mc26-p1"),
     ("season", "anticipation", "oi26-p1"),
+    ("season", "eliptic", "tt26-p1"),  # only the sample season has an eliptic game
 ]
 
 

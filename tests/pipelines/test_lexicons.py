@@ -140,6 +140,24 @@ def test_corrupt_cache_is_rebuilt_not_trusted(home, damage):
     assert path.read_bytes() == good
 
 
+def test_a_cache_is_split_at_its_first_newline_however_long_its_header(home, monkeypatch):
+    """The payload is read apart from the header line (`cache._split_cache`), even when the line
+    runs past the first block read; a file with no newline is no cache."""
+    from pipelines.lexicons import cache
+
+    sha256 = load_dictionary(str(FEDERATION)).sha256
+    path = cache_path(sha256)
+    header, _, payload = path.read_bytes().partition(b"\n")
+    path.write_bytes(header[:-1] + b" " * 5000 + b"}\n" + payload)  # JSON allows the spaces
+    assert cache._split_cache(path) == (header[:-1] + b" " * 5000 + b"}", payload)
+    with monkeypatch.context() as patched:
+        patched.setattr(cache.Lexicon, "from_words", None)  # read, not rebuilt
+        assert load_dictionary(sha256).accepts("VARA")
+    path.write_bytes(header)
+    assert cache._split_cache(path) == (header, b"")
+    assert load_dictionary(sha256).accepts("VARA") and path.read_bytes() != header
+
+
 def test_cache_holding_another_list_is_not_trusted(home, tmp_path):
     other = tmp_path / "other.txt"
     other.write_text("mac\n", "utf-8")

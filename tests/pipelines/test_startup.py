@@ -39,6 +39,23 @@ NEVER_FOR_HELP = {
     "pydantic", "markdown_it", "pygments",
 }  # fmt: skip
 
+NEVER_FOR_STANDINGS = (
+    "pipelines.cli.anticipation_views", "pipelines.cli.completiv_views", "pipelines.cli.board",
+    "pipelines.games.inputs", "pipelines.games.slip_times", "getpass",
+)  # fmt: skip
+"""What a game's standings never use: the variants' views and the board (other views draw
+them), the writing commands' input parsers and slip times, and who records an event."""
+
+NOT_FOLDED_BY = {
+    "duplicate": ("engine.games.commands", "engine.games.duplicate", "engine.games.completiv",
+                  "engine.games.anticipation", "engine.games.anticipation_evolve"),
+    "anticipation": ("engine.games.commands", "engine.games.duplicate", "engine.games.completiv",
+                     "engine.games.anticipation"),
+    "completiv": ("engine.games.anticipation", "engine.games.anticipation_evolve"),
+}  # fmt: skip
+"""What folding a game of each variant never imports: the commands and the variants' `decide`
+(the fold is the variant's `evolve` alone), nor the other variants' folds."""
+
 # Runs the CLI, then prints (at exit) which of the heavy modules (or packages) it imported.
 PROBE = (
     "import atexit, json, sys\n"
@@ -50,8 +67,9 @@ PROBE = (
 )
 
 
-def loaded(*args: str, home: Path) -> tuple[int, list[str]]:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+def loaded(*args: str, home: Path, watched: tuple[str, ...] = HEAVY) -> tuple[int, list[str]]:
+    probe = PROBE.replace(repr(HEAVY), repr(watched))
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True,
                           timeout=120, check=False, env={"ARBITRU_HOME": str(home),
                           "PATH": "/usr/bin:/bin"})  # fmt: skip
     line = next(x for x in done.stderr.splitlines() if x.startswith("LOADED"))
@@ -92,6 +110,19 @@ def test_reading_a_game_loads_neither_alembic_nor_what_other_commands_use(tmp_pa
     ):
         code, heavy = loaded(*command, "--db", db, home=default_home)
         assert code == 0 and heavy == ["sqlalchemy", "ledger.store", "ledger.database"], command
+
+
+@pytest.mark.parametrize("variant", ["duplicate", "anticipation", "completiv"])
+def test_a_games_standings_load_no_view_nor_parser_they_do_not_use(variant, tmp_path, default_home):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    fixture = GAME.with_name(f"{variant}-game.jsonl")
+    assert loaded("ledger", "import", str(fixture), "--db", db, home=default_home)[0] == 0
+    streams = (json.loads(line)["stream"] for line in fixture.read_text("utf-8").splitlines())
+    game = next(s for s in streams if s.startswith("game/")).removeprefix("game/")
+    for as_json in ([], ["--json"]):
+        code, heavy = loaded("game", "standings", game, *as_json, "--db", db, home=default_home,
+                             watched=NEVER_FOR_STANDINGS + NOT_FOLDED_BY[variant])  # fmt: skip
+        assert code == 0 and heavy == [], (variant, heavy)
 
 
 def test_only_the_commands_that_sign_or_check_a_signature_import_cryptography(

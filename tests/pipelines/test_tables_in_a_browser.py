@@ -126,6 +126,13 @@ GAMES = {
         ("submit", "hc1", "--player", "bob", "--text", "H4: JUCATOR"),
         ("close-round", "hc1"),
     ],
+    "eliptic": [
+        ("create", "he1", "--variant", "eliptic", *THREE),
+        ("draw", "he1", "--tiles", "JUCATORI"),
+        ("submit", "he1", "--player", "ana", "--text", "H4: JUCATOR = 102 p"),
+        ("submit", "he1", "--player", "bob", "--text", "H8: CURATI"),
+        ("close-round", "he1"),
+    ],
     "anticipation": [
         ("create", "an1", "--variant", "anticipation", *THREE),
         ("draw", "an1", "--tiles", "ABEIRST"),

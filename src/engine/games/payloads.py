@@ -10,6 +10,7 @@ no reader of its own.
 
 from __future__ import annotations
 
+import functools
 import re
 import types
 from collections.abc import Callable, Mapping
@@ -245,13 +246,15 @@ def _field_plan(type_name: str, f: Field[Any], hints: dict[str, Any]) -> _FieldP
     return _FieldPlan(f.name, read, rule, optional, required)
 
 
-_PLANS: Mapping[str, tuple[_FieldPlan, ...]] = {
-    name: tuple(_field_plan(name, f, get_type_hints(cls)) for f in fields(cls))
-    for name, cls in EVENT_TYPES.items()
-}
-"""Each event type's fields as decoded, worked out once from the classes: a replay decodes
-every event of the ledger, and reading the dataclass fields and type hints on each cost more
-than checking the values."""
+@functools.cache
+def _plan(type_name: str) -> tuple[_FieldPlan, ...]:
+    """An event type's fields as decoded, worked out once from its class, when an event of the
+    type is first decoded: a replay decodes every event of the ledger, and reading the dataclass
+    fields and type hints on each cost more than checking the values (and working them out for
+    every type on import, when a game records a few of them, cost more than the import needs)."""
+    cls = EVENT_TYPES[type_name]
+    hints = get_type_hints(cls)
+    return tuple(_field_plan(type_name, f, hints) for f in fields(cls))
 
 
 def decode_event(type_name: str, schema: int, payload: Any) -> Event:
@@ -267,7 +270,7 @@ def decode_event(type_name: str, schema: int, payload: Any) -> Event:
         raise EventDecodeError(type_name, "payload", f"expected an object, got {payload!r}")
     payload = upcast(type_name, schema, payload)
     values: dict[str, Any] = {}
-    for plan in _PLANS[type_name]:
+    for plan in _plan(type_name):
         name = plan.name
         if name not in payload:
             if plan.required:

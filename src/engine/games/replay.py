@@ -12,6 +12,10 @@
         event.
     decide(state, command) -> list[Event]
         The events a command records, by the game's variant (`GameRuleError` when refused).
+
+A variant's module is imported when a game of that variant is first folded or decided, not
+with this module: folding a game imports only its variant's fold (a duplicate game's standings
+never load the commands, nor the other variants' rules).
     replay(events: Iterable[Recorded], resolve) -> GameState
         fold(evolve, events, initial_state(resolve)); the state at any event is the fold of
         the prefix.
@@ -24,14 +28,27 @@ judged); everything about the events themselves is kept in the state.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Iterator, Mapping
-from types import MappingProxyType, ModuleType
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from engine.games import anticipation, completiv, duplicate
-from engine.games.commands import Command
 from engine.games.context import GameContext, Judgement, context_for
-from engine.games.events import Event, Recorded
+from engine.games.events import Recorded
 from engine.games.state import GameRuleError, GameState, Resolve
+
+if TYPE_CHECKING:
+    # Imported on first use (`_Modules`); named here for the type checkers and for the import
+    # graph (import-linter's layers contract, tests/test_import_circles.py).
+    from engine.games import (  # noqa: F401
+        anticipation,
+        anticipation_evolve,
+        completiv,
+        duplicate,
+        duplicate_evolve,
+    )
+    from engine.games.commands import Command
+    from engine.games.events import Event
 
 __all__ = [
     "VARIANTS",
@@ -53,35 +70,77 @@ def initial_state(resolve: Resolve) -> GameState:
     return GameState(resolve=resolve)
 
 
-VARIANTS: Mapping[str, ModuleType] = MappingProxyType(
+class _Modules(Mapping[str, ModuleType]):
+    """A read-only mapping of names to modules, each imported on first lookup (by its dotted
+    path); its keys, their order and its length are known without importing any."""
+
+    __slots__ = ("_loaded", "_paths")
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self._paths = paths
+        self._loaded: dict[str, ModuleType] = {}
+
+    def __getitem__(self, name: str) -> ModuleType:
+        module = self._loaded.get(name)
+        if module is None:
+            module = self._loaded[name] = importlib.import_module(self._paths[name])
+        return module
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._paths  # without importing the module (Mapping's would)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._paths!r})"
+
+
+VARIANTS: Mapping[str, ModuleType] = _Modules(
     {
-        "duplicate": duplicate,
-        "completiv": completiv,
-        "eliptic": duplicate,
-        "anticipation": anticipation,
+        "duplicate": "engine.games.duplicate",
+        "completiv": "engine.games.completiv",
+        "eliptic": "engine.games.duplicate",
+        "anticipation": "engine.games.anticipation",
     }
 )
-"""The variant modules, by GameCreated.variant: each has `decide` and `evolve`. A game of a
-variant not listed is kept as ignored from its GameCreated on (`variant_not_supported`).
-Duplicat eliptic is duplicate played with other numbers (`settings.VARIANT_SETTINGS`)."""
+"""The variant modules, by GameCreated.variant: each has `decide` and `evolve` (imported when
+first looked up). A game of a variant not listed is kept as ignored from its GameCreated on
+(`variant_not_supported`). Duplicat eliptic is duplicate played with other numbers
+(`settings.VARIANT_SETTINGS`)."""
+
+_FOLDS: Mapping[str, ModuleType] = _Modules(
+    {
+        "duplicate": "engine.games.duplicate_evolve",
+        "completiv": "engine.games.completiv",
+        "eliptic": "engine.games.duplicate_evolve",
+        "anticipation": "engine.games.anticipation_evolve",
+    }
+)
+"""The module of each variant's `evolve` (the very function `VARIANTS[variant].evolve` is,
+without importing what only its `decide` needs: the commands, the draws' checks)."""
 
 
-def _variant(state: GameState, opening: object) -> ModuleType:
-    """The game's variant module; before GameCreated, the one the opening event or command
-    (GameCreated, CreateGame) names."""
+def _name(state: GameState, opening: object) -> str:
+    """The game's variant as `VARIANTS` names it; before GameCreated, the one the opening
+    event or command (GameCreated, CreateGame) names; duplicate for any other."""
     created = state.created
     variant = created.variant if created is not None else getattr(opening, "variant", None)
-    return VARIANTS.get(variant or "duplicate", duplicate)
+    variant = variant or "duplicate"
+    return variant if variant in VARIANTS else "duplicate"
 
 
 def evolve(state: GameState, recorded: Recorded) -> GameState:
     """One recorded event folded in by the game's variant (never raises on the event)."""
-    return _variant(state, recorded.event).evolve(state, recorded)
+    return _FOLDS[_name(state, recorded.event)].evolve(state, recorded)
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events a command records, decided by the game's variant."""
-    return _variant(state, command).decide(state, command)
+    return VARIANTS[_name(state, command)].decide(state, command)
 
 
 def replay_states(events: Iterable[Recorded], resolve: Resolve) -> Iterator[GameState]:

@@ -50,6 +50,7 @@ SUB_APPS: dict[str, tuple[str, str]] = {
     # The ledger's app with the checkpoint and proof commands added (pipelines.cli.proofs).
     "ledger": ("pipelines.cli.proofs:ledger_app", "The event ledger."),
     "db": ("pipelines.cli.db:db_app", "The ledger's database."),
+    "accounts": ("pipelines.cli.accounts:accounts_app", "Accounts and their roles on the server."),
     "lexicon": ("pipelines.cli.lexicon:lexicon_app", "Word lists."),
     "keys": ("pipelines.cli.proofs_offline:keys_app", "The federation's signing keys."),
     # Tournament and season apps with their tables added (pipelines.cli.ranking).
@@ -86,6 +87,10 @@ SUB_COMMANDS: dict[str, tuple[str, str]] = {
     "demo": (
         "pipelines.cli.demo:demo_command",
         "Show Arbitru at work on a simulated season, in a new folder.",
+    ),
+    "serve": (
+        "pipelines.cli.serve:serve_command",
+        "Serve the tournament server: players submit, arbiters decide, everyone watches.",
     ),
 }
 """Top-level commands loaded on first use, like SUB_APPS: (`module:function`, its help)."""

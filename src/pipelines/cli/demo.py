@@ -282,6 +282,10 @@ def _next_steps(
 {lines}
 
 The season standings again, from the Parquet export, in DuckDB (pip install duckdb):
-  {escape(duckdb)}""",
+  {escape(duckdb)}
+
+The tournament server on this ledger (Ctrl-C stops it), then its standings in a browser:
+    arbitru serve
+    http://127.0.0.1:8000/api/v1/games/{escape(game_id)}/standings""",
         soft_wrap=True,
     )

@@ -8,7 +8,6 @@ still shown, after one line saying so, and exits 1 (`view_of`)."""
 
 from __future__ import annotations
 
-import getpass
 import inspect
 import re
 from collections.abc import Callable, Iterator
@@ -21,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 from rich.markup import escape
 
-from engine.games import commands as cmd
 from ledger.default_url import DEFAULT_URL
 from ledger.errors import LedgerAltered, LedgerError, NoLedger
 from pipelines.cli import views
@@ -29,20 +27,19 @@ from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, fail
 from pipelines.files.errors import system_refused
 from pipelines.games import limits
-from pipelines.games.inputs import InputError, parse_time
 from pipelines.games.service import (
     CommandRefused,
-    Commands,
     Game,
     ServiceError,
     execute,
     load_game,
     vouched,
 )
-from pipelines.games.slip_times import checked_arrivals
 
 if TYPE_CHECKING:
+    from engine.games import commands as cmd
     from ledger import EventStore
+    from pipelines.games.service import Commands
 
 GameArg = Annotated[str, typer.Argument(help="The game: its id (hd1) or its stream (game/hd1).")]
 DryRunOption = Annotated[
@@ -117,6 +114,10 @@ _HINTS = {
     "back with --rejected, in the order drawn",
     "game_exists": "choose another game id",
     "no_game": "create the game first with `arbitru game create`",
+    "account_exists": "choose another id (`arbitru accounts list` lists the accounts)",
+    "no_account": "create it with `arbitru accounts add ID --name NAME`, or check the id "
+    "(`arbitru accounts list`)",
+    "not_granted": "`arbitru accounts list` shows the roles each account holds",
 }
 """What to do after a refusal, by the engine's reason code, where the rule's message does not
 already say it in terms of this command line."""
@@ -248,6 +249,8 @@ def actor_of(actor: str | None) -> str:
     """Who records the events: --actor (or ARBITRU_ACTOR), else the user's login name."""
     if actor:
         return checked("actor", actor, "--actor")
+    import getpass  # only the commands that record events ask who records them
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -275,6 +278,9 @@ def time_option(text: str | None, option: str) -> datetime | None:
     """A time option's value in UTC, or a clear error naming the option."""
     if text is None:
         return None
+    # The input parsers are the writing commands' (a view of a game parses no time).
+    from pipelines.games.inputs import InputError, parse_time
+
     try:
         return parse_time(text, option)
     except InputError as exc:
@@ -434,6 +440,8 @@ def run_in_round(
 
 
 def _slips(made: Commands, late: bool, now: Game) -> list[cmd.Command]:
+    from pipelines.games.slip_times import checked_arrivals  # a submitting command's only
+
     return checked_arrivals(now, made(now) if callable(made) else made, late=late)
 
 

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from engine.games import commands as cmd
-from pipelines.cli import views
 from pipelines.cli.game_common import (
     Append,
     GameArg,
@@ -24,7 +23,8 @@ from pipelines.cli.game_common import (
     run_in_round,
 )
 from pipelines.cli.inputs import fail
-from pipelines.games.service import CommandRefused, Game
+from pipelines.games.decisions import decision_named
+from pipelines.games.service import Game
 
 
 @appends
@@ -141,38 +141,6 @@ def revoke_command(
 
     def revoke(now: Game) -> list[cmd.Command]:
         """Made on the game as the service reads it: the decision the id or prefix names."""
-        return [cmd.Revoke(event_id=_decision_named(now, given), reason=reason, actor=to.who())]
+        return [cmd.Revoke(event_id=decision_named(now, given), reason=reason, actor=to.who())]
 
     run(to, game, revoke)
-
-
-def _decision_named(game: Game, given: str) -> str:
-    """The event id `given` names: itself when some event has it, else the one decision whose
-    id starts with it. A prefix of several decisions' ids is refused (exit 2), one of none
-    refused as not a decision (exit 1), both listing the decisions it could have named."""
-    if any(event.event_id == given for event in game.stored):
-        return given
-    decisions = [d for rnd in game.state.rounds for d in rnd.decisions]
-    matches = [d for d in decisions if given and d.event_id.startswith(given)]
-    if len(matches) == 1:
-        return matches[0].event_id
-
-    def listed(found: list) -> str:
-        return "; ".join(
-            f"{d.event_id} (round {d.round}, {views.EVENT_WORDS.get(d.type_name, d.type_name)}"
-            + (f" about {d.player_id}" if d.player_id else "")
-            + (", revoked" if d.revoked_by else "")
-            + ")"
-            for d in found
-        )
-
-    if len(matches) > 1:
-        fail(
-            f"--event {given!r} starts {len(matches)} decisions' ids: {listed(matches)}; "
-            "give more of the one meant"
-        )
-    known = f"its decisions: {listed(decisions)}" if decisions else "it has no decision yet"
-    raise CommandRefused(
-        f"no decision of {game.stream} has an event id starting with {given!r}; {known}",
-        "unknown_event",
-    )

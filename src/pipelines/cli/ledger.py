@@ -168,9 +168,10 @@ def import_command(
 
 
 def _payload_check(store: EventStore) -> PayloadCheck:
-    """`check_payload`, and an opening event refused when the id it names is one another
-    stream of the ledger already claims (`pipelines.games.stream_names`), as `game create` does."""
-    from pipelines.games.records import check_payload
+    """`check_payload` (an account event's or a game's), and an opening event refused when the
+    id it names is one another stream of the ledger already claims
+    (`pipelines.games.stream_names`), as `game create` does."""
+    from pipelines.accounts.events import check_payload
     from pipelines.games.stream_names import claim_problem, claimed_ids
 
     claimed = claimed_ids(store)

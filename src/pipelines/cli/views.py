@@ -9,7 +9,6 @@ decides anything.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ from rich.text import Text
 from engine.games.context import Judgement
 from engine.games.projections import (
     Position,
-    RoundResults,
     SubmissionView,
     round_results,
     standings,
@@ -28,22 +26,20 @@ from engine.games.state import Decision, GameState, RoundTop
 from engine.notation import format_placement
 from engine.ruleset import Ruleset
 from ledger import RecordedEvent
-from pipelines.cli.anticipation_views import own_boards_note, replacing_text, show_sheet
-from pipelines.cli.board import board_table
-from pipelines.cli.completiv_views import show_player as show_completiv_player
 from pipelines.cli.inputs import console as out
 from pipelines.cli.inputs import emit_json
 from pipelines.cli.inputs import err_console as err
 from pipelines.files.whole import output_target, write_whole
+from pipelines.games.decisions import EVENT_WORDS, in_words
 from pipelines.games.limits import escaped as escape
 from pipelines.games.limits import shown
 from pipelines.games.service import Outcome
 from pipelines.games.shapes import (
     dictionary_note,
-    event_json,
+    outcome_json,
     ranked,
-    results_json,
-    standing_json,
+    round_results_of,
+    round_touched,
     tied_tops,
     time_text,
     top_json,
@@ -61,22 +57,12 @@ def _event_line(event: dict[str, Any]) -> str:
 def show_outcome(outcome: Outcome, *, as_json: bool) -> None:
     """The events a command appended, or in a dry run would append (and then how the round's
     results and the standings would change)."""
-    recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
-    events = [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)]
-    game = outcome.stream.split("/", 1)[1]
-    number = _round_touched(outcome)
+    value = outcome_json(outcome)
     if as_json:
-        value: dict[str, Any] = {
-            "game_id": game,
-            "stream": outcome.stream,
-            "dry_run": outcome.dry_run,
-            "conflicts": outcome.conflicts,
-            "events": events,
-        }
-        if outcome.dry_run:
-            value["changes"] = _changes_json(game, outcome, number)
         emit_json(value)
         return
+    events = value["events"]
+    number = round_touched(outcome)
     if outcome.conflicts:
         err.print(
             f"[yellow]note:[/] another terminal wrote to {outcome.stream} first; the command "
@@ -100,33 +86,6 @@ def show_outcome(outcome: Outcome, *, as_json: bool) -> None:
         out.print("[bold]dry run[/]: nothing was written")
 
 
-def _round_touched(outcome: Outcome) -> int | None:
-    """The round the command was about: the last one its events name, else the current one."""
-    for event in reversed(outcome.events):
-        number = event.payload.get("round")
-        if isinstance(number, int):
-            return number
-    current = outcome.after.current
-    return current.number if current is not None else None
-
-
-def _round_of(state: GameState, number: int | None) -> RoundResults | None:
-    if number is None or state.round(number) is None or state.context is None:
-        return None
-    return round_results(state, number)
-
-
-def _changes_json(game: str, outcome: Outcome, number: int | None) -> dict[str, Any]:
-    before, after = _round_of(outcome.before, number), _round_of(outcome.after, number)
-    return {
-        "round": number,
-        "results_before": results_json(game, outcome.before, before.round) if before else None,
-        "results_after": results_json(game, outcome.after, after.round) if after else None,
-        "standings_before": [standing_json(s) for s in standings(outcome.before)],
-        "standings_after": [standing_json(s) for s in standings(outcome.after)],
-    }
-
-
 def _show_judged(outcome: Outcome) -> None:
     """How each submission just recorded was judged (status and points), and how each
     anticipation replacement was read."""
@@ -136,6 +95,8 @@ def _show_judged(outcome: Outcome) -> None:
             player = rnd.players.get(event.payload["player_id"]) if rnd else None
             replacing = player.replacement if player else None
             if replacing is not None and replacing.event_id == event.event_id:
+                from pipelines.cli.anticipation_views import replacing_text  # anticipation's
+
                 out.print(f"  {escape(player.player_id)}: {escape(replacing_text(replacing))}")
     submitted = [
         e for e in outcome.events if e.type in ("SubmissionReceived", "SubmissionCorrected")
@@ -144,7 +105,7 @@ def _show_judged(outcome: Outcome) -> None:
         return
     ids = {e.event_id for e in submitted}
     for number in sorted({e.payload["round"] for e in submitted}):
-        results = _round_of(outcome.after, number)
+        results = round_results_of(outcome.after, number)
         if results is None:
             continue
         for player in results.players:
@@ -171,8 +132,8 @@ def _show_changes(outcome: Outcome, number: int | None) -> None:
     """Round scores and standings before and after, for the players whose numbers change."""
     before = {s.player_id: s for s in standings(outcome.before)}
     after = {s.player_id: s for s in standings(outcome.after)}
-    round_before = _round_of(outcome.before, number)
-    round_after = _round_of(outcome.after, number)
+    round_before = round_results_of(outcome.before, number)
+    round_after = round_results_of(outcome.after, number)
     scores_before = {p.player_id: p.total for p in round_before.players} if round_before else {}
     scores_after = {p.player_id: p.total for p in round_after.players} if round_after else {}
     table = Table(title="what would change", title_justify="left")
@@ -231,6 +192,11 @@ def show_results(
         + ")"
         + (f"; deadline {time_text(results.deadline)}" if results.deadline else "")
     )
+    # The board and the variants' views are imported by the views that draw them: a game's
+    # standings need neither.
+    from pipelines.cli.anticipation_views import own_boards_note, replacing_text
+    from pipelines.cli.board import board_table
+
     own_boards = own_boards_note(state)
     shown_top = None if tied else results.top
     highlight = [(t.row, t.col, t.cell) for t in shown_top.tiles] if shown_top else []
@@ -289,31 +255,6 @@ def show_results(
         what = EVENT_WORDS.get(note.type_name, note.type_name)
         said = escape(in_words(note.message))
         out.print(f"{label} seq {note.seq} ({what}): {said}", soft_wrap=True)
-
-
-EVENT_WORDS = {
-    "GameCreated": "game creation",
-    "PlayerJoined": "player joining",
-    "RackDrawn": "draw",
-    "SubmissionReceived": "submission",
-    "SubmissionCorrected": "correction",
-    "SubmissionAnnulled": "annulment",
-    "PenaltyGiven": "penalty",
-    "TopChosen": "top choice",
-    "DecisionRevoked": "revocation",
-    "RoundClosed": "round close",
-    "SeedRevealed": "seed reveal",
-    "GameEnded": "game end",
-    "ReplacementDeclared": "replacement",
-}
-"""Each event type in the arbiter's words, for the views and the refusals."""
-
-_EVENT_TYPE = re.compile(r"\b(" + "|".join(EVENT_WORDS) + r")\b")
-
-
-def in_words(message: str) -> str:
-    """A message of the rules with every event type's name said in the arbiter's words."""
-    return _EVENT_TYPE.sub(lambda m: EVENT_WORDS[m[1]], message)
 
 
 def _decision_text(decision: Decision, stored: RecordedEvent | None = None) -> str:
@@ -435,6 +376,10 @@ def show_position(
     """The game at a moment: the board with the last move highlighted, rack, bag, scores."""
     when = f"seq {state.last_seq}" if state.last_seq is not None else "the start"
     round_text = f"round {spot.round}" if spot.round is not None else "before round 1"
+    from pipelines.cli.anticipation_views import show_sheet  # as in show_results
+    from pipelines.cli.board import board_table
+    from pipelines.cli.completiv_views import show_player as show_completiv_player
+
     out.print(f"[bold]{game_id}[/] at {when} ({state.events} event(s)), {round_text}")
     highlight = [(t.row, t.col, t.cell) for t in spot.last_move]
     out.print(board_table(spot.board, ruleset, highlight))

@@ -68,6 +68,7 @@ IDS: Mapping[str, tuple[str, int]] = MappingProxyType(
     {
         "id": (r"[A-Za-z0-9][A-Za-z0-9._-]*", 64),
         "season": (r"[A-Za-z0-9][A-Za-z0-9._-]*", 32),
+        "account": (r"[a-z0-9][a-z0-9-]*", 64),
     }
 )
 """Ids (players, games, tournaments, rulesets, setting keys) and seasons: ASCII letters, digits,
@@ -75,7 +76,18 @@ IDS: Mapping[str, tuple[str, int]] = MappingProxyType(
 season names a folder of the export, so it is short enough for any file system and, starting
 with a letter or digit, never the no-season folder `__HIVE_DEFAULT_PARTITION__`, `.` or `..`.
 Player ids are unique within a game without case, a rule of the game (`ana` and `ANA` are one
-player: `engine.games.duplicate_evolve`)."""
+player: `engine.games.duplicate_evolve`). An account's id names its stream (`account/<id>`), so
+it is written as a stream's id is: lowercase letters, digits and '-', starting with a letter or
+digit; so are the game and tournament a role is granted on, which name streams too."""
+
+_ID_SAID: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "id": ("an id", "ASCII letters, digits, '.', '_' or '-'"),
+        "season": ("a season", "ASCII letters, digits, '.', '_' or '-'"),
+        "account": ("an account id", "lowercase ASCII letters, digits or '-'"),
+    }
+)
+"""What each kind of id is called in a refusal, and the characters it may hold."""
 
 NUMBERS: Mapping[str, NumberLimit] = MappingProxyType(
     {
@@ -126,6 +138,7 @@ _FIELDS: Mapping[str, str] = MappingProxyType(
         "game_id": "id",
         "player_id": "id",
         "tournament_id": "id",
+        "account_id": "account",
         "ruleset": "id",
         "season": "season",
         "round": "round",
@@ -185,11 +198,11 @@ def check_text(kind: str, value: str, where: str) -> str:
 def check_id(kind: str, value: str, where: str) -> str:
     """An id or a season as recorded, or LimitError naming what fits."""
     pattern, longest = IDS[kind]
-    what = "a season" if kind == "season" else "an id"
+    what, characters = _ID_SAID[kind]
     if len(value) > longest or not re.fullmatch(pattern, value):
         raise LimitError(
-            f"{where}: {echo(value)} is not {what}: use ASCII letters, digits, '.', '_' or '-', "
-            f"at most {longest}, starting with a letter or digit"
+            f"{where}: {echo(value)} is not {what}: use {characters}, at most {longest}, "
+            "starting with a letter or digit"
         )
     return value
 

@@ -24,11 +24,10 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine.dictionary import Dictionary
 from engine.echo import echo
-from engine.games.commands import Command, CreateGame, DeclareReplacement, Submit
 from engine.games.context import GameContext, context_for
 from engine.games.events import DictionaryRef, GameCreated, Recorded
 from engine.games.payloads import encode_event, format_time, read_recorded
@@ -46,6 +45,7 @@ from pipelines.lexicons.registry import LexiconSpecError
 from pipelines.lexicons.registry import resolve as resolve_list
 
 if TYPE_CHECKING:
+    from engine.games.commands import Command
     from ledger import EventStore
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
@@ -77,6 +77,20 @@ class CommandRefused(ServiceError):
         self.code = code
         self.conflicts = conflicts
         super().__init__(message)
+
+
+class GameMoved(ServiceError):
+    """The game is no longer at the version the arbiter decided on (`expected`): somebody
+    recorded something since. Nothing was written; `version` is where the game is now."""
+
+    exit_code = 1
+
+    def __init__(self, stream: str, expected: int, version: int) -> None:
+        self.version = version
+        super().__init__(
+            f"{stream} is at version {version}, not {expected} as when you looked: read the "
+            "game again and decide on what it holds now"
+        )
 
 
 @dataclass(frozen=True)
@@ -286,6 +300,21 @@ def replay_to(
     return Game(stream, version, stored[:count], tuple(history), state, altered)
 
 
+def extended(game: Game, newer: Sequence[RecordedEvent]) -> Game:
+    """`game` with the events recorded after it was read folded on: a game kept folded in
+    memory caught up from its version. The new events are checked against their hashes as
+    every read checks a game's events."""
+    if not newer:
+        return game
+    history, state = list(game.history), game.state
+    for recorded in _decoded(newer):
+        history.append(recorded)
+        state = evolve(state, recorded)
+    altered = game.altered or events_altered(newer)
+    stored = game.stored + tuple(newer)
+    return Game(game.stream, newer[-1].version, stored, tuple(history), state, altered)
+
+
 def _game(stream: str, stored: tuple[RecordedEvent, ...], altered: str | None) -> Game:
     history, state = fold(stored)
     return Game(stream, stored[-1].version if stored else 0, stored, history, state, altered)
@@ -300,12 +329,22 @@ def _meta(command: Command) -> dict[str, str]:
 
 def _stamped(command: Command) -> Command:
     """A submission (or an anticipation replacement) without an arrival time arrived now."""
+    from engine.games.commands import DeclareReplacement, Submit  # writing commands only
+
     if isinstance(command, Submit | DeclareReplacement) and command.received_at is None:
         return replace(command, received_at=datetime.now(UTC))
     return command
 
 
-def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent], GameState]:
+EventIds = Callable[[int], str]
+"""The event id of the n-th event (from 0) a command appends: ids derived from a client's
+idempotency key, so that a retry of a write that was recorded finds it instead of writing
+again. Without it each event gets a new random id."""
+
+
+def decide_all(
+    game: Game, commands: Sequence[Command], ids: EventIds | None = None
+) -> tuple[list[NewEvent], GameState]:
     """Decide each command on the state left by the ones before it; the new events and the
     state after them. Raises `GameRuleError` when the rules refuse one (nothing is kept)."""
     state = game.state
@@ -315,6 +354,8 @@ def decide_all(game: Game, commands: Sequence[Command]) -> tuple[list[NewEvent],
         for event in decide(state, command):
             type_name, schema, payload = encode_event(event)
             new = NewEvent(type_name, payload, _meta(command), schema=schema)
+            if ids is not None:
+                new = replace(new, event_id=ids(len(appended)))
             _within_limits(new)
             version += 1
             recorded = Recorded(
@@ -338,7 +379,14 @@ def _within_limits(event: NewEvent) -> None:
         raise ServiceError(f"{problem}; nothing was written")
 
 
-Commands = Sequence[Command] | Callable[[Game], Sequence[Command]]
+class FoldedGames(Protocol):
+    """Games kept folded by a long-running process (`pipelines.games.kept`), which a command
+    is decided on instead of a fold from the first event."""
+
+    def current(self, store: EventStore, game: str, *, must_exist: bool = True) -> Game: ...
+
+
+Commands = Sequence["Command"] | Callable[[Game], Sequence["Command"]]
 """What `execute` is given: the commands, or a function of the game as read that makes them
 (a command about the round open now, read from the same fold that decides it)."""
 
@@ -349,6 +397,9 @@ def execute(
     commands: Commands,
     *,
     dry_run: bool = False,
+    kept: FoldedGames | None = None,
+    ids: EventIds | None = None,
+    expected: int | None = None,
 ) -> Outcome:
     """Decide `commands` on the game's current state and append their events, all or none, at
     the version read. On a conflict the game is read again and the commands decided again
@@ -359,21 +410,32 @@ def execute(
     folded once: a retry decides the same commands again. The round the arbiter meant stays
     the one decided even if another terminal opened a new round meanwhile (the rules then
     refuse a command about a round closed since). It is for commands about an existing game:
-    a game to create is given as commands."""
+    a game to create is given as commands.
+
+    `kept` keeps games folded in this process (a server), caught up from their version
+    instead of folded from the start on every command; `ids` names the events (`EventIds`).
+    With `expected` (the version the arbiter looked at), a game that moved since is refused
+    (`GameMoved`) instead of decided again: the arbiter must see what changed first."""
+    from engine.games.commands import CreateGame  # imported by the writing commands only
+
     made = None if callable(commands) else [_stamped(c) for c in commands]
     creating = made is not None and any(isinstance(c, CreateGame) for c in made)
-    loaded = _loaded(store, game, creating)
+    loaded = _loaded(store, game, creating, kept)
+    if expected is not None and loaded.version != expected:
+        raise GameMoved(loaded.stream, expected, loaded.version)
     if made is None:
         made = [_stamped(c) for c in commands(loaded)]
-    events, after = _decided(store, loaded, made, 0)
+    events, after = _decided(store, loaded, made, 0, ids)
     if dry_run or not events or store is None:
         return Outcome(loaded.stream, loaded.state, after, tuple(events), (), 0, dry_run)
     try:
         recorded = store.append(loaded.stream, events, expected_version=loaded.version)
-    except VersionConflict:
+    except VersionConflict as exc:
+        if expected is not None:
+            raise GameMoved(loaded.stream, expected, exc.actual) from exc
         with store.writer() as writer:  # the append lock: nobody writes until this commits
-            loaded = _loaded(store, game, creating)
-            events, after = _decided(store, loaded, made, 1)
+            loaded = _loaded(store, game, creating, kept)
+            events, after = _decided(store, loaded, made, 1, ids)
             recorded = (
                 writer.append(loaded.stream, events, expected_version=loaded.version)
                 if events
@@ -383,22 +445,31 @@ def execute(
     return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 0, False)
 
 
-def _loaded(store: EventStore | None, game: str, creating: bool) -> Game:
+def _loaded(
+    store: EventStore | None, game: str, creating: bool, kept: FoldedGames | None = None
+) -> Game:
     """The game as a command is decided on; `LedgerAltered` when its own events no longer
     give their hashes: nothing is appended onto a broken chain."""
-    loaded = load_game(store, game, must_exist=not creating)
+    if kept is not None and store is not None:
+        loaded = kept.current(store, game, must_exist=not creating)
+    else:
+        loaded = load_game(store, game, must_exist=not creating)
     if loaded.altered is not None and store is not None:
         raise LedgerAltered(loaded.altered)
     return loaded
 
 
 def _decided(
-    store: EventStore | None, loaded: Game, made: Sequence[Command], conflicts: int
+    store: EventStore | None,
+    loaded: Game,
+    made: Sequence[Command],
+    conflicts: int,
+    ids: EventIds | None = None,
 ) -> tuple[list[NewEvent], GameState]:
     """The events `made` decide on `loaded` and the state they fold to, a stream's opening
     event checked to name its own stream (`_check_opening`)."""
     try:
-        events, after = decide_all(loaded, made)
+        events, after = decide_all(loaded, made, ids)
     except GameRuleError as exc:
         raise _refused(exc, loaded.stream, conflicts) from exc
     if loaded.version == 0 and events:

@@ -8,7 +8,7 @@ renamed or removed.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.board import square_name
 from engine.games.context import Judgement
@@ -16,6 +16,7 @@ from engine.games.payloads import format_time
 from engine.games.projections import (
     PlayerResult,
     Position,
+    RoundResults,
     Standing,
     SubmissionView,
     round_results,
@@ -31,9 +32,13 @@ from ledger import NewEvent, RecordedEvent
 from pipelines.games.variant_shapes import player_json as completiv_json
 from pipelines.games.variant_shapes import replacing_json, sheet_json
 
+if TYPE_CHECKING:
+    from pipelines.games.service import Outcome
 
-def event_json(new: NewEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
-    """An appended (or proposed) event: type, payload, meta, id, and where it landed."""
+
+def event_json(new: NewEvent | RecordedEvent, recorded: RecordedEvent | None) -> dict[str, Any]:
+    """An appended (or proposed) event: type, payload, meta, id, and where it landed (a
+    recorded event given twice: `event_json(r, r)`)."""
     value: dict[str, Any] = {
         "type": new.type,
         "payload": new.payload,
@@ -316,4 +321,47 @@ def position_json(game_id: str, state: GameState, spot: Position, player: str | 
             value["sheet"] = sheet_json(state, player)
         if (chosen := completiv_json(state, player)) is not None:
             value["completiv"] = chosen
+    return value
+
+
+def round_touched(outcome: Outcome) -> int | None:
+    """The round a command was about: the last one its events name, else the current one."""
+    for event in reversed(outcome.events):
+        number = event.payload.get("round")
+        if isinstance(number, int):
+            return number
+    current = outcome.after.current
+    return current.number if current is not None else None
+
+
+def round_results_of(state: GameState, number: int | None) -> RoundResults | None:
+    """Round `number`'s results, or None when there is no such round (or no rules to judge)."""
+    if number is None or state.round(number) is None or state.context is None:
+        return None
+    return round_results(state, number)
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    """What a command appended (or, in a dry run, would append, with how the round's results
+    and the standings would change): `arbitru game ... --json`, and the server's receipts."""
+    recorded: list[RecordedEvent | None] = list(outcome.recorded) or [None] * len(outcome.events)
+    game = outcome.stream.split("/", 1)[1]
+    value: dict[str, Any] = {
+        "game_id": game,
+        "stream": outcome.stream,
+        "dry_run": outcome.dry_run,
+        "conflicts": outcome.conflicts,
+        "events": [event_json(n, r) for n, r in zip(outcome.events, recorded, strict=True)],
+    }
+    if outcome.dry_run:
+        number = round_touched(outcome)
+        before = round_results_of(outcome.before, number)
+        after = round_results_of(outcome.after, number)
+        value["changes"] = {
+            "round": number,
+            "results_before": results_json(game, outcome.before, before.round) if before else None,
+            "results_after": results_json(game, outcome.after, after.round) if after else None,
+            "standings_before": [standing_json(s) for s in standings(outcome.before)],
+            "standings_after": [standing_json(s) for s in standings(outcome.after)],
+        }
     return value

@@ -12,7 +12,6 @@ from typing import Any
 from engine.games.anticipation_rules import show_tiles
 from engine.games.anticipation_state import Replacing
 from engine.games.anticipation_views import player_sheet
-from engine.games.completiv import player_view
 from engine.games.payloads import format_time
 from engine.games.state import GameState
 
@@ -79,6 +78,8 @@ def player_json(state: GameState, player_id: str) -> dict[str, Any] | None:
     """`game replay --player P --json`: the player's `completiv` object (None otherwise)."""
     if not completiv_game(state):
         return None
+    from engine.games.completiv import player_view  # loaded already: the game was folded by it
+
     view = player_view(state, player_id)
     return {
         "round": view.round,

@@ -40,6 +40,8 @@ from pipelines.lexicons.report import Progress, unasked
 from pipelines.lexicons.wordlists import read_file_bytes, read_word_list, word_list_of_bytes
 
 _CACHE_FORMAT = 1
+_HEADER_READ = 4096
+"""Bytes read to find a cache file's header line (about 110 bytes of JSON)."""
 
 
 def lexicon_of(entry: RegisteredList, progress: Progress = unasked) -> Lexicon:
@@ -70,7 +72,7 @@ def lexicon_of(entry: RegisteredList, progress: Progress = unasked) -> Lexicon:
 def _read_cache(path: Path, sha256: str) -> Lexicon | None:
     """The lexicon in a cache file, or None when it is missing, foreign or corrupt."""
     try:
-        line, _, payload = path.read_bytes().partition(b"\n")
+        line, payload = _split_cache(path)
         header = json.loads(line)
         words = header["words"]
         if header != {"cache": _CACHE_FORMAT, "sha256": sha256, "words": words}:
@@ -79,6 +81,19 @@ def _read_cache(path: Path, sha256: str) -> Lexicon | None:
     except (OSError, ValueError, LexiconError, TypeError, KeyError):
         return None
     return lexicon if len(lexicon) == words else None
+
+
+def _split_cache(path: Path) -> tuple[bytes, bytes]:
+    """A cache file's header line and what follows it, as `read_bytes().partition(b"\\n")`
+    gives them, but with the payload read straight into its own bytes: splitting the file's
+    bytes would copy its ten megabytes once more, in every command that reads a game."""
+    with path.open("rb", buffering=0) as file:
+        line, newline, _ = file.read(_HEADER_READ).partition(b"\n")
+        if not newline:  # no header line in the first block: read the rest and split it whole
+            line, _, payload = (line + file.read()).partition(b"\n")
+            return line, payload
+        file.seek(len(line) + 1)
+        return line, file.read()
 
 
 def _two_letter(lexicon: Lexicon) -> frozenset[str]:

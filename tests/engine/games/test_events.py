@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import UTC, datetime
 
 import pytest
@@ -50,6 +51,14 @@ EXAMPLES = [
 def test_one_event_class_per_event_type_of_the_record_format():
     assert set(EVENT_TYPES) == {type(e).__name__ for e in EXAMPLES}
     assert len(EVENT_TYPES) == 17
+
+
+@pytest.mark.parametrize("type_name", sorted(EVENT_TYPES))
+def test_every_event_type_has_a_decoder_for_each_of_its_fields(type_name):
+    """The decoding plans are worked out when a type is first decoded, not on import: each type's
+    is checked here, so that a field no reader decodes is found before any payload of it is."""
+    plan = payloads._plan(type_name)
+    assert [p.name for p in plan] == [f.name for f in fields(EVENT_TYPES[type_name])]
 
 
 @pytest.mark.parametrize("event", EXAMPLES, ids=lambda e: type(e).__name__)

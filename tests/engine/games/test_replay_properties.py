@@ -235,3 +235,18 @@ def test_evolve_never_raises_on_recorded_nonsense_and_still_replays_the_same(
     ignored = {n.event_id for n in state.notes if n.ignored}
     nonsense = {r.event_id for r in log if isinstance(r.event, Undecodable)}
     assert nonsense <= ignored  # kept, and shown as ignored with the reason
+
+
+def test_a_variants_fold_is_its_modules_evolve_and_its_modules_load_on_first_use():
+    """`replay` folds with each variant's `evolve`, importing only the module it is written
+    in: the very function `VARIANTS[variant].evolve` is. VARIANTS keeps its names and order."""
+    from engine.games import replay as replay_module
+
+    assert list(replay_module.VARIANTS) == ["duplicate", "completiv", "eliptic", "anticipation"]
+    assert len(replay_module.VARIANTS) == 4 and "nonsense" not in replay_module.VARIANTS
+    for variant in replay_module.VARIANTS:
+        module = replay_module.VARIANTS[variant]
+        assert callable(module.decide)
+        assert replay_module._FOLDS[variant].evolve is module.evolve
+    with pytest.raises(KeyError):
+        replay_module.VARIANTS["nonsense"]

@@ -1,0 +1,139 @@
+"""The roster: every account and the roles it holds, folded from the account streams.
+
+A projection, as a game's state is: nothing of it is stored, it is the fold of the
+`account/<id>` events in `seq` order (`pipelines.accounts.events`). A grant repeated changes
+nothing; a revoke ends the grant with the same role and scope. A server keeps one roster and
+brings it up to date before each decision with `caught_up`, which reads only the events
+recorded since the last `seq` it folded: the ledger is append-only, so what was folded stays
+true and nothing is read twice.
+
+`Account` and `Grant` are the fields of the events that make them (`pipelines.accounts.events`).
+An arbiter's role on a game is held on the game itself or on its tournament (then on all the
+tournament's games): `game_roles` takes both. A player of a game is not a role: it is the
+account whose id joined the game (`PlayerJoined.player_id`), the game's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from pipelines.accounts.events import (
+    ACCOUNT_TYPES,
+    ROLES,
+    Account,
+    AccountCreated,
+    AccountEventError,
+    Grant,
+    RoleRevoked,
+    decode,
+)
+
+if TYPE_CHECKING:
+    from ledger import EventStore, RecordedEvent
+
+__all__ = ["EMPTY_ROSTER", "ROLES", "Account", "Grant", "Roster", "load_roster"]
+
+ARBITER_ROLES = frozenset(role for role, scoped in ROLES.items() if scoped)
+"""The roles held on one game or one tournament."""
+
+_PAGE = 2000
+"""Events read per query while catching up (`EventStore.iter_all`'s pages)."""
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Every account and grant folded from the ledger up to `seq` (the last event read)."""
+
+    seq: int = 0
+    accounts: Mapping[str, Account] = field(default_factory=lambda: MappingProxyType({}))
+    grants: frozenset[Grant] = frozenset()
+
+    def exists(self, account: str) -> bool:
+        """Whether the account was created."""
+        return account in self.accounts
+
+    def is_admin(self, account: str) -> bool:
+        """Whether the account holds `admin` (the federation)."""
+        return Grant(account, "admin") in self.grants
+
+    def is_auditor(self, account: str) -> bool:
+        """Whether the account holds `auditor` (reads the whole ledger)."""
+        return Grant(account, "auditor") in self.grants
+
+    def roles_of(self, account: str) -> list[Grant]:
+        """The account's grants, ledger-wide roles first, then by game and tournament."""
+        held = [g for g in self.grants if g.account_id == account]
+        return sorted(held, key=lambda g: (g.role in ARBITER_ROLES, g.role, _scope_key(g)))
+
+    def game_roles(
+        self, account: str, game_id: str, tournament_id: str | None = None
+    ) -> frozenset[str]:
+        """The arbiter roles the account holds on a game: on the game itself, or on
+        `tournament_id`, the tournament the game belongs to (None: it belongs to none)."""
+        return frozenset(
+            g.role
+            for g in self.grants
+            if g.account_id == account
+            and (
+                g.game_id == game_id
+                or (tournament_id is not None and g.tournament_id == tournament_id)
+            )
+        )
+
+    def folded(self, events: Iterable[RecordedEvent]) -> Roster:
+        """A new roster with `events` (in `seq` order, after `seq`) folded: those of account
+        streams change it, every event moves `seq`."""
+        accounts = dict(self.accounts)
+        grants = set(self.grants)
+        seq = self.seq
+        for event in events:
+            seq = event.seq
+            if event.type in ACCOUNT_TYPES and event.stream.startswith("account/"):
+                _fold(accounts, grants, event)
+        if seq == self.seq:
+            return self
+        return replace(self, seq=seq, accounts=MappingProxyType(accounts), grants=frozenset(grants))
+
+    def caught_up(self, store: EventStore) -> Roster:
+        """A new roster with every event recorded after `seq` folded (this one when none was).
+        The whole log after `seq` is read, a page at a time: account events are few and
+        scattered among a game's, and a server catches up before each decision, reading
+        only what was recorded since the last one."""
+        return self.folded(store.iter_all(from_seq=self.seq + 1, page_size=_PAGE))
+
+
+EMPTY_ROSTER = Roster()
+"""The roster of an empty ledger."""
+
+
+def load_roster(store: EventStore) -> Roster:
+    """The roster of the whole ledger."""
+    return EMPTY_ROSTER.caught_up(store)
+
+
+def _fold(accounts: dict[str, Account], grants: set[Grant], event: RecordedEvent) -> None:
+    """One account event applied. An event that does not decode (imported by an older or a
+    lenient importer) or names another account than its stream's changes nothing: a roster
+    never raises, as a game's fold never does."""
+    try:
+        decoded = decode(event.type, event.payload)
+    except AccountEventError:
+        return
+    own = event.stream.split("/", 1)[1]
+    if decoded.account_id != own:
+        return
+    if isinstance(decoded, AccountCreated):
+        accounts.setdefault(own, Account(own, decoded.name))
+        return
+    grant = Grant(own, decoded.role, decoded.game_id, decoded.tournament_id)
+    if isinstance(decoded, RoleRevoked):
+        grants.discard(grant)
+    elif own in accounts:
+        grants.add(grant)
+
+
+def _scope_key(grant: Grant) -> tuple[str, str]:
+    return (grant.tournament_id or "", grant.game_id or "")

@@ -1,0 +1,52 @@
+"""Games kept folded in a long-running process (the server), caught up from their version.
+
+A command or a view needs the game's state now. The command line folds the game from its
+first event on each run, which is what a fresh process must do; a server answering hundreds
+of slips a minute keeps each game's state and, on each use, reads only the events recorded
+after the version it holds (by this process or by another sharing the ledger) and folds them
+on. The ledger stays the truth: nothing is answered from memory without asking the ledger
+for what came after it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from pipelines.games.service import Game, extended, load_game, stream_of
+
+if TYPE_CHECKING:
+    from ledger import EventStore
+
+
+class KeptGames:
+    """The last `size` games used, each as folded at some version."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._lock = threading.Lock()
+        self.size = size
+
+    def current(self, store: EventStore, game: str, *, must_exist: bool = True) -> Game:
+        """The game as the ledger holds it now (`GameNotFound` if it has no events, unless
+        `must_exist` is False)."""
+        stream = stream_of(game)
+        with self._lock:
+            held = self._games.get(stream)
+        if held is None:
+            now = load_game(store, stream, must_exist=must_exist)
+        else:
+            now = extended(held, store.read_stream(stream, after_version=held.version))
+        if now.version:
+            self._keep(now)
+        return now
+
+    def _keep(self, game: Game) -> None:
+        with self._lock:
+            held = self._games.get(game.stream)
+            if held is None or held.version < game.version:
+                self._games[game.stream] = game
+            self._games.move_to_end(game.stream)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)

@@ -1,0 +1,70 @@
+"""The server's application: one FastAPI app over one ledger, its routes under `/api/v1`.
+
+`create_app(url)` opens the ledger (creating it on first use, as `arbitru game create` does)
+when the server starts and closes it when it stops. Each process keeps the games it serves
+folded and the roster of accounts and grants caught up from the ledger
+(`pipelines.server.held`); several processes on one PostgreSQL ledger each keep their own,
+and each asks the ledger what came after what it holds before answering.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from ledger.default_url import DEFAULT_URL
+from pipelines.server import problems
+from pipelines.server.held import API, Server
+from pipelines.server.json_bodies import JsonBodies
+from pipelines.server.limits import BodyLimit
+
+
+def create_app(url: str = DEFAULT_URL) -> FastAPI:
+    """The server on the ledger at `url`."""
+    from ledger import EventStore
+    from pipelines.server import accounts_api, games_api, ledger_api, live, live_api
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = EventStore(url)
+        app.state.server = Server(store)
+        try:
+            async with live.broadcasting(app.state.server):
+                yield
+        finally:
+            store.close()
+
+    app = FastAPI(
+        title="Arbitru",
+        summary="Duplicate Scrabble tournaments: players submit, arbiters decide, everyone "
+        "watches, auditors verify.",
+        version=_version(),
+        openapi_url=f"{API}/openapi.json",
+        docs_url=f"{API}/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    problems.install(app)
+    app.add_middleware(JsonBodies)  # inside BodyLimit: a body reaches it at most 64 KiB
+    app.add_middleware(BodyLimit)
+    for router in (games_api.router, ledger_api.router, accounts_api.router, live_api.router):
+        app.include_router(router, prefix=API)
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app for each worker process uvicorn starts (`arbitru serve --workers N`): the
+    ledger's URL comes from ARBITRU_DB, which `arbitru serve` sets."""
+    return create_app(os.environ.get("ARBITRU_DB", DEFAULT_URL))
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("arbitru")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,23 @@
+"""What the games' routes take from a request's path and query, and the game a path names:
+the one this process keeps folded (`pipelines.games.kept`), caught up from the ledger first, so
+that what another process or `arbitru game` wrote meanwhile is seen."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Path, Query, Request
+
+from pipelines.games.service import Game, stream_of
+from pipelines.server.bodies import ID_PATTERN
+from pipelines.server.callers import server_of
+
+GameId = Annotated[str, Path(pattern=ID_PATTERN, max_length=64, description="A game id.")]
+Round = Annotated[int, Path(ge=1, le=10_000, description="The round's number.")]
+DryRun = Annotated[bool, Query(description="Show what it would append and change; write nothing.")]
+
+
+def held_game(request: Request, game: str) -> Game:
+    """The game now (404 `not_found` when the ledger holds no such game)."""
+    server = server_of(request)
+    return server.games.current(server.store, stream_of(game))

@@ -1,0 +1,250 @@
+"""Every write of the API goes through `write`: the same service call the command line makes,
+with what only a server adds around it.
+
+- **Receipts.** A write that recorded something answers 201 with a receipt: the last event it
+  appended (`event_id`, `stream`, `version`, `seq`, `hash`), when it arrived (`received_at`:
+  the server's clock, stamped into every event's `meta.received_at`, or the arrival an arbiter
+  gave for a paper slip), and every event as `arbitru game ... --json` shows them. The game's
+  version is also the `ETag`. A receipt is read from the ledger alone, so a retry answers the
+  same one.
+- **Retries.** With an `Idempotency-Key` header, the events' ids are derived from the caller's
+  account and the key (`ids_for`): a retry of a write that was recorded (its answer lost with
+  a dropped connection, a killed server) finds the events of the first try and answers the
+  same receipt; nothing is recorded twice, even if the first try's process died between
+  appending and answering; a retry racing its first try (the same key at the same moment)
+  loses the append and answers the receipt of the one that won. The key is remembered with a
+  digest of the request, so that the same key with another request is refused (422) instead
+  of answering for the wrong write.
+- **Races.** With `If-Match: "VERSION"` (the `ETag` the arbiter looked at), a game that moved
+  since is refused with 412 and its current version in the `ETag`; without it, a write that
+  lost a race is decided again on what the other wrote (the service layer's rule).
+- **Dry runs.** `?dry_run=true` answers 200 with the events it would append and how results and
+  standings would change; nothing is written, no key remembered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from ledger.errors import LedgerError
+from pipelines.games.service import Commands, EventIds, GameMoved, ServiceError, execute
+from pipelines.games.shapes import outcome_json
+from pipelines.server.callers import server_of
+from pipelines.server.problems import Problem
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from engine.games.commands import Command
+    from ledger import RecordedEvent
+    from pipelines.server.access import Access
+
+_NAMESPACE = uuid.UUID("6f1d3c4e-2a8b-5e7f-9c0d-1b2a3c4d5e6f")
+_KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+_IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d{1,12})"?\s*$')
+_CLOSING = frozenset({"RoundClosed", "GameEnded"})
+_MOST_EVENTS = 4096
+"""More events than any one command appends (a game created with its hundred players)."""
+
+
+def now() -> datetime:
+    """The server's clock: when a request was accepted (a slip's arrival)."""
+    return datetime.now(UTC)
+
+
+def ids_for(account: str, key: str) -> EventIds:
+    """The ids of the events a write keyed `key` by `account` appends, the same on a retry."""
+    return lambda n: str(uuid.uuid5(_NAMESPACE, f"{account}\n{key}\n{n}"))
+
+
+def etag(version: int) -> dict[str, str]:
+    return {"ETag": f'"{version}"'}
+
+
+def write(
+    request: Request,
+    access: Access,
+    game: str,
+    commands: Commands,
+    body: BaseModel | None,
+    *,
+    dry_run: bool,
+    accepted: datetime,
+) -> JSONResponse:
+    """Decide `commands` on `game` and record them (see the module docstring)."""
+    server = server_of(request)
+    store = server.store
+    keyed = None if dry_run else sent_before(request, access.account or "-", body)
+    ids = None
+    if keyed is not None:
+        key, again = keyed
+        ids = ids_for(access.account or "-", key)
+        if again and (earlier := _recorded(store, ids)):
+            return receipt(earlier)
+    from ledger.integrity import check_recent
+
+    expected = _if_match(request)
+    check_recent(store)
+    try:
+        outcome = execute(
+            store,
+            game,
+            _arrived(commands, accepted),
+            dry_run=dry_run,
+            kept=server.games,
+            ids=ids,
+            expected=expected,
+        )
+    except (ServiceError, LedgerError) as exc:
+        earlier = _recorded(store, ids) if ids is not None else []
+        if earlier:  # a retry that raced its first try, which recorded the write
+            return receipt(earlier)
+        if isinstance(exc, GameMoved):
+            raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
+        raise
+    if dry_run or not outcome.recorded:
+        return JSONResponse(outcome_json(outcome), status_code=200)
+    if any(e.type in _CLOSING for e in outcome.recorded):
+        _checkpoint(store)
+    server.wake()
+    return receipt(list(outcome.recorded))
+
+
+def _arrived(commands: Commands, accepted: datetime) -> Commands:
+    """The commands stamped with when the server accepted the request (`meta.received_at`),
+    unless an arbiter gave a paper slip's own arrival: the ledger then holds everything a
+    receipt says, so that a retry answers the first try's receipt from the ledger alone."""
+
+    def stamped(made: list[Command]) -> list[Command]:
+        return [c if c.received_at is not None else replace(c, received_at=accepted) for c in made]
+
+    if callable(commands):
+        return lambda game: stamped(list(commands(game)))
+    return stamped(list(commands))
+
+
+def sent_before(request: Request, account: str, body: BaseModel | None) -> tuple[str, bool] | None:
+    """The request's Idempotency-Key and whether this same request was sent with it before
+    (the key is remembered now if it is new); None without a key. A key used before for
+    another request is refused (422) rather than answered for the wrong write."""
+    key = _idempotency_key(request)
+    if key is None:
+        return None
+    from pipelines.accounts.credentials import remember_request
+
+    digest = _digest(request, body)
+    remembered = remember_request(server_of(request).store, account, key, digest)
+    if remembered is not None and remembered != digest:
+        raise Problem(
+            422,
+            "this Idempotency-Key was already used for another request: use a new key "
+            "for a new write (the same key only to send the same request again)",
+            "idempotency_key_reused",
+        )
+    return key, remembered is not None
+
+
+def receipt(recorded: list[RecordedEvent], status: int = 201, **shown: Any) -> JSONResponse:
+    """The receipt of a recorded write: its last event, when it arrived (the first event's
+    `meta.received_at`: the server's clock, or a paper slip's arrival as its arbiter gave it;
+    else when the ledger recorded it), and every event as `arbitru game ... --json` shows what
+    it appended; `shown` (an account's id and name) first."""
+    last = recorded[-1]
+    arrived = recorded[0].meta.get("received_at") or recorded[0].recorded_at
+    body = {
+        **shown,
+        "event_id": last.event_id,
+        "stream": last.stream,
+        "version": last.version,
+        "seq": last.seq,
+        "hash": last.hash,
+        "received_at": arrived,
+        "events": [_event_json(e) for e in recorded],
+    }
+    return JSONResponse(body, status_code=status, headers=etag(last.version))
+
+
+def _event_json(e: RecordedEvent) -> dict[str, Any]:
+    """An event as `arbitru game ... --json` shows what it appended."""
+    return {
+        "type": e.type,
+        "payload": e.payload,
+        "meta": e.meta,
+        "event_id": e.event_id,
+        "seq": e.seq,
+        "version": e.version,
+    }
+
+
+def _recorded(store: Any, ids: EventIds) -> list[RecordedEvent]:
+    """The events a first try with these ids recorded, in order (none if it recorded none)."""
+    found: list[RecordedEvent] = []
+    batch = 64
+    while len(found) < _MOST_EVENTS:
+        wanted = [ids(n) for n in range(len(found), len(found) + batch)]
+        stored = store.find_events(wanted)
+        found.extend(stored[i] for i in wanted if i in stored)
+        if len(stored) < batch:
+            break
+    return found
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not _KEY.match(key):
+        raise Problem(
+            422,
+            "Idempotency-Key: give 1 to 200 printable ASCII characters without spaces, e.g. a "
+            "UUID made by the client for this write",
+            "invalid",
+        )
+    return key
+
+
+def _digest(request: Request, body: BaseModel | None) -> str:
+    """What a request asks, as a digest: its method, path and body as validated (so that the
+    same JSON spaced otherwise is the same request)."""
+    asked = {
+        "method": request.method,
+        "path": request.url.path,
+        "body": None if body is None else body.model_dump(mode="json"),
+    }
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+def _if_match(request: Request) -> int | None:
+    given = request.headers.get("if-match")
+    if given is None or given.strip() == "*":
+        return None
+    matched = _IF_MATCH.match(given)
+    if matched is None:
+        raise Problem(
+            422,
+            'If-Match: give the game\'s version as its ETag shows it, e.g. If-Match: "42"',
+            "invalid",
+        )
+    return int(matched[1])
+
+
+def _checkpoint(store: Any) -> None:
+    """Sign a checkpoint after a round or game closes, when a federation key is configured
+    (as the command line does); the closing events stay recorded whatever happens here."""
+    from ledger.errors import LedgerError
+    from pipelines.games.checkpoints import checkpoint_if_configured
+    from pipelines.server.problems import log
+
+    try:
+        checkpoint_if_configured(store)
+    except LedgerError as exc:
+        log.warning("the round or game is closed, but no checkpoint was signed: %s", exc)
