@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipelines.accounts.events import (
     ACCOUNT_TYPES,
@@ -67,6 +67,16 @@ class Roster:
         """The account's grants, ledger-wide roles first, then by game and tournament."""
         held = [g for g in self.grants if g.account_id == account]
         return sorted(held, key=lambda g: (g.role in ARBITER_ROLES, g.role, _scope_key(g)))
+
+    def account_json(self, account: str) -> dict[str, Any]:
+        """An account with its roles, never a secret: `arbitru accounts list --json` and the
+        server's `GET /accounts` show each account so."""
+        found = self.accounts[account]
+        roles = [
+            {"role": g.role, "game_id": g.game_id, "tournament_id": g.tournament_id}
+            for g in self.roles_of(account)
+        ]
+        return {"account_id": found.account_id, "name": found.name, "roles": roles}
 
     def game_roles(
         self, account: str, game_id: str, tournament_id: str | None = None

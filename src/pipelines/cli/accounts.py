@@ -32,7 +32,6 @@ from pipelines.games.shapes import event_json
 
 if TYPE_CHECKING:
     from ledger import EventStore, RecordedEvent
-    from pipelines.accounts.roster import Grant, Roster
 
 T = TypeVar("T")
 
@@ -193,7 +192,7 @@ def list_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> Non
 
     with store(db) as opened:
         roster = load_roster(opened)
-    listed = [_account_json(roster, a) for a in sorted(roster.accounts)]
+    listed = [roster.account_json(a) for a in sorted(roster.accounts)]
     if as_json:
         emit_json({"accounts": listed})
         return
@@ -254,19 +253,6 @@ def _show_recorded(account: str, recorded: list[RecordedEvent], as_json: bool) -
 
 def _payload_text(payload: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in payload.items() if k != "account_id")
-
-
-def _account_json(roster: Roster, account: str) -> dict[str, Any]:
-    found = roster.accounts[account]
-    return {
-        "account_id": found.account_id,
-        "name": found.name,
-        "roles": [_grant_json(g) for g in roster.roles_of(account)],
-    }
-
-
-def _grant_json(grant: Grant) -> dict[str, Any]:
-    return {"role": grant.role, "game_id": grant.game_id, "tournament_id": grant.tournament_id}
 
 
 def _role_text(role: dict[str, Any]) -> str:

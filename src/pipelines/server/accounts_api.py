@@ -19,7 +19,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from pipelines.accounts.roster import ARBITER_ROLES, Grant, Roster
+from pipelines.accounts.roster import ARBITER_ROLES, Roster
 from pipelines.games.service import GameNotFound, stream_of
 from pipelines.server import bodies, sessions
 from pipelines.server.access import Access, Relation
@@ -67,7 +67,7 @@ def list_accounts(request: Request) -> JSONResponse:
     """As `arbitru accounts list --json`: ids, names, roles; never a secret."""
     access(request, "list_accounts")
     roster = server_of(request).roster()
-    listed = [_account_json(roster, a) for a in sorted(roster.accounts)]
+    listed = [roster.account_json(a) for a in sorted(roster.accounts)]
     return JSONResponse({"accounts": listed})
 
 
@@ -79,7 +79,7 @@ def me(request: Request) -> JSONResponse:
     account = _who(at)
     if not roster.exists(account):
         raise Problem(404, f"account {account} is not in this ledger's roster", "not_found")
-    shown = _account_json(roster, account)
+    shown = roster.account_json(account)
     return JSONResponse({"account": account, "name": shown["name"], "roles": shown["roles"]})
 
 
@@ -187,17 +187,3 @@ def _existing(roster: Roster, account: str) -> None:
 def _who(at: Access) -> str:
     assert at.account is not None  # every route here but sign-in is for signed-in callers
     return at.account
-
-
-def _account_json(roster: Roster, account: str) -> dict[str, Any]:
-    """An account as `arbitru accounts list --json` shows it."""
-    found = roster.accounts[account]
-    return {
-        "account_id": found.account_id,
-        "name": found.name,
-        "roles": [_grant_json(g) for g in roster.roles_of(account)],
-    }
-
-
-def _grant_json(grant: Grant) -> dict[str, Any]:
-    return {"role": grant.role, "game_id": grant.game_id, "tournament_id": grant.tournament_id}

@@ -163,36 +163,46 @@ def submit(
 ) -> JSONResponse:
     """A player's own slip, stamped with the server's clock (after the deadline it is recorded
     late and scores 0); an arbiter enters any player's, with its time and source if known."""
+
+    def made(player: str, at: Access) -> cmd.Command:
+        return cmd.Submit(
+            round=round,
+            player_id=player,
+            text=body.text,
+            part=body.part,
+            received_at=body.received_at,
+            source=body.source,
+            actor=_who(at),
+        )
+
+    return _slip(request, game, "submit", body, made, dry_run)
+
+
+def _slip(
+    request: Request,
+    game: str,
+    action: str,
+    body: bodies.Submission | bodies.Replacement,
+    make: Callable[[str, Access], cmd.Command],
+    dry_run: bool,
+) -> JSONResponse:
+    """A slip (a submission, or an anticipation replacement) made by `make` for the player it
+    is for: the caller's own, or the one an arbiter names. The server stamps its arrival
+    (`writes.write`) unless an arbiter entering a paper slip gives it, which is then checked as
+    the command line checks it (not after now, not before the draw)."""
     accepted = now()
     held = held_game(request, game)
-    at = access(request, "submit", game=held)
-    player = _slip_player(at, "submit", body.player)
-    _arrival(at, "submit", body.received_at, body.source)
-    command = cmd.Submit(
-        round=round,
-        player_id=player,
-        text=body.text,
-        part=body.part,
-        received_at=body.received_at or accepted,
-        source=body.source,
-        actor=_who(at),
-    )
-    commands = _stamped(command, at, "submit", body.received_at is not None)
-    return write(request, at, game, commands, body, dry_run=dry_run, accepted=accepted)
+    at = access(request, action, game=held)
+    player = _slip_player(at, action, body.player)
+    _arrival(at, action, body.received_at, body.source)
+    command = make(player, at)
 
-
-def _stamped(
-    command: cmd.Command, at: Access, action: str, given: bool
-) -> Callable[[Game], list[cmd.Command]]:
-    """A slip whose arrival an arbiter gave is checked as the command line checks it (not
-    after now, not before the draw); the server's own stamp is the fact."""
-
-    def made(now_: Game) -> list[cmd.Command]:
-        if given:
+    def checked(now_: Game) -> list[cmd.Command]:
+        if command.received_at is not None:
             return checked_arrivals(now_, [command], late=True)
         return [command]
 
-    return made
+    return write(request, at, game, checked, body, dry_run=dry_run, accepted=accepted)
 
 
 @router.post(
@@ -207,21 +217,19 @@ def replace(
     body: bodies.Replacement,
     dry_run: DryRun = False,
 ) -> JSONResponse:
-    accepted = now()
-    held = held_game(request, game)
-    at = access(request, "replace", game=held)
-    player = _slip_player(at, "replace", body.player)
-    _arrival(at, "replace", body.received_at, body.source)
-    command = cmd.DeclareReplacement(
-        round=round,
-        player_id=player,
-        text=body.text,
-        received_at=body.received_at or accepted,
-        source=body.source,
-        actor=_who(at),
-    )
-    commands = _stamped(command, at, "replace", body.received_at is not None)
-    return write(request, at, game, commands, body, dry_run=dry_run, accepted=accepted)
+    """An anticipation player's replacement (`-B+Bo`), theirs or entered by an arbiter."""
+
+    def made(player: str, at: Access) -> cmd.Command:
+        return cmd.DeclareReplacement(
+            round=round,
+            player_id=player,
+            text=body.text,
+            received_at=body.received_at,
+            source=body.source,
+            actor=_who(at),
+        )
+
+    return _slip(request, game, "replace", body, made, dry_run)
 
 
 @router.post("/games/{game}/rounds/{round}/close", status_code=201, summary="Close a round")
