@@ -40,6 +40,7 @@ _LAZY = {
     "verify_store": "ledger.verify",
     "check_events": "ledger.integrity",
     "check_recent": "ledger.integrity",
+    "check_since": "ledger.integrity",
 }
 
 

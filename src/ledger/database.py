@@ -77,21 +77,32 @@ def normalise_url(url: str) -> sa.URL:
     return parsed
 
 
-def create_db_engine(url: str, *, read_only: bool = False) -> Engine:
+def create_db_engine(
+    url: str, *, read_only: bool = False, pool_size: int | None = None, pre_ping: bool = True
+) -> Engine:
     """An engine for a ledger URL, configured for serialised writes on either backend, or,
     `read_only`, for reading only (see the module docstring). On PostgreSQL the isolation
     level is pinned to READ COMMITTED whatever the server's default: a writer must see the
     last event committed before it obtained the lock, which a snapshot taken at the
-    transaction's first statement (REPEATABLE READ) would not show."""
+    transaction's first statement (REPEATABLE READ) would not show.
+
+    `pool_size` keeps that many connections (SQLAlchemy's default: 5, and 10 more opened and
+    closed as needed): a server gives as many as it runs request threads, so that none waits
+    for a connection while another opens and closes one. `pre_ping` tests each connection
+    with a round trip as it is taken from the pool (a command, run once, loses little; a
+    server, a round trip per query, and without it a connection the database dropped fails
+    one request, which answers 503, and the pool is refilled)."""
     parsed = normalise_url(url)
+    pool = {} if pool_size is None else {"pool_size": pool_size, "max_overflow": 0}
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(parsed, read_only)
+        return _sqlite_engine(parsed, read_only, pool)
     try:
         return sa.create_engine(
             parsed,
             connect_args={"connect_timeout": 10},
-            pool_pre_ping=True,
+            pool_pre_ping=pre_ping,
             isolation_level="READ COMMITTED",
+            **pool,
         )
     except ImportError as exc:
         raise DatabaseError(f"the PostgreSQL driver is missing ({exc}); install psycopg") from None
@@ -135,7 +146,7 @@ def _sqlite_file(url: sa.URL) -> Path | None:
     return Path(database).expanduser()
 
 
-def _sqlite_engine(url: sa.URL, read_only: bool) -> Engine:
+def _sqlite_engine(url: sa.URL, read_only: bool, pool: dict[str, int]) -> Engine:
     path = _sqlite_file(url)
     if path is not None:
         folder = path.resolve().parent
@@ -148,6 +159,7 @@ def _sqlite_engine(url: sa.URL, read_only: bool) -> Engine:
         read_url or url,
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
         poolclass=sa.pool.SingletonThreadPool if is_in_memory(url) else None,
+        **({} if is_in_memory(url) else pool),
     )
     if read_url is not None:
         engine.url = url  # messages name the database as the user gave it

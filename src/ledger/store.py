@@ -199,14 +199,22 @@ class EventStore:
     (`NoLedger` otherwise), and nothing is created or migrated. `read_only=True` also opens
     it that way, through a connection that cannot write (`ledger.database`): how the reading
     commands open it, so that a copy nobody may write can be verified. An in-memory SQLite
-    URL is refused for writing."""
+    URL is refused for writing. `pool_size` and `pre_ping`: see `create_db_engine`."""
 
     def __init__(
-        self, url: str = DEFAULT_URL, *, upgrade: bool = True, read_only: bool = False
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        upgrade: bool = True,
+        read_only: bool = False,
+        pool_size: int | None = None,
+        pre_ping: bool = True,
     ) -> None:
         self.url = url
         self.read_only = read_only
-        self.engine = create_db_engine(url, read_only=read_only)
+        self.engine = create_db_engine(
+            url, read_only=read_only, pool_size=pool_size, pre_ping=pre_ping
+        )
         try:
             if upgrade and not read_only:
                 refuse_in_memory(self.engine)

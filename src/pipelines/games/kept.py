@@ -5,7 +5,9 @@ first event on each run, which is what a fresh process must do; a server answeri
 of slips a minute keeps each game's state and, on each use, reads only the events recorded
 after the version it holds (by this process or by another sharing the ledger) and folds them
 on. The ledger stays the truth: nothing is answered from memory without asking the ledger
-for what came after it.
+for what came after it. A game not kept yet is folded by one thread while the others asking
+for it wait and then catch up from that fold: at a deadline, the first hundred slips reaching
+a process would otherwise each fold the whole game.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class KeptGames:
     def __init__(self, size: int = 256) -> None:
         self._games: OrderedDict[str, Game] = OrderedDict()
         self._lock = threading.Lock()
+        self._loading: dict[str, threading.Lock] = {}
         self.size = size
 
     def current(self, store: EventStore, game: str, *, must_exist: bool = True) -> Game:
@@ -34,12 +37,25 @@ class KeptGames:
         stream = stream_of(game)
         with self._lock:
             held = self._games.get(stream)
-        if held is None:
-            now = load_game(store, stream, must_exist=must_exist)
-        else:
-            now = extended(held, store.read_stream(stream, after_version=held.version))
-        if now.version:
-            self._keep(now)
+            loading = (
+                None if held is not None else self._loading.setdefault(stream, threading.Lock())
+            )
+        if loading is not None:  # the first use: one thread folds it, the others wait for it
+            with loading:
+                with self._lock:
+                    held = self._games.get(stream)
+                if held is None:
+                    try:
+                        now = load_game(store, stream, must_exist=must_exist)
+                        if now.version:
+                            self._keep(now)
+                    finally:
+                        with self._lock:
+                            self._loading.pop(stream, None)
+                    return now
+        assert held is not None
+        now = extended(held, store.read_stream(stream, after_version=held.version))
+        self._keep(now)
         return now
 
     def _keep(self, game: Game) -> None:

@@ -400,6 +400,7 @@ def execute(
     kept: FoldedGames | None = None,
     ids: EventIds | None = None,
     expected: int | None = None,
+    locked: bool = False,
 ) -> Outcome:
     """Decide `commands` on the game's current state and append their events, all or none, at
     the version read. On a conflict the game is read again and the commands decided again
@@ -415,11 +416,24 @@ def execute(
     `kept` keeps games folded in this process (a server), caught up from their version
     instead of folded from the start on every command; `ids` names the events (`EventIds`).
     With `expected` (the version the arbiter looked at), a game that moved since is refused
-    (`GameMoved`) instead of decided again: the arbiter must see what changed first."""
+    (`GameMoved`) instead of decided again: the arbiter must see what changed first.
+    `locked` decides once, under the append lock from the first read, with no optimistic
+    try: what a server keeping games folded does, where catching up is cheap and in a rush
+    nearly every optimistic append would lose and take the lock a second time."""
     from engine.games.commands import CreateGame  # imported by the writing commands only
 
     made = None if callable(commands) else [_stamped(c) for c in commands]
     creating = made is not None and any(isinstance(c, CreateGame) for c in made)
+    if locked and store is not None and not dry_run:
+        with store.writer() as writer:  # reads in it go through its connection
+            loaded = _loaded(store, game, creating, kept)
+            if expected is not None and loaded.version != expected:
+                raise GameMoved(loaded.stream, expected, loaded.version)
+            if made is None:
+                made = [_stamped(c) for c in commands(loaded)]
+            events, after = _decided(store, loaded, made, 0, ids)
+            recorded = writer.append(loaded.stream, events, loaded.version) if events else []
+        return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 0, False)
     loaded = _loaded(store, game, creating, kept)
     if expected is not None and loaded.version != expected:
         raise GameMoved(loaded.stream, expected, loaded.version)

@@ -10,9 +10,11 @@ and each asks the ledger what came after what it holds before answering.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from anyio import to_thread
 from fastapi import FastAPI
 
 from ledger.default_url import DEFAULT_URL
@@ -20,6 +22,16 @@ from pipelines.server import problems
 from pipelines.server.held import API, Server
 from pipelines.server.json_bodies import JsonBodies
 from pipelines.server.limits import BodyLimit
+
+REQUEST_THREADS = 40
+"""Threads answering requests (anyio's default, set again here), and as many connections to
+the ledger kept open, so that no request thread waits for a connection to be opened: a
+connection is taken without a test round trip (`pre_ping`), a dropped one failing one request
+(503) before the pool is refilled."""
+
+SWITCH_INTERVAL_S = 0.0005
+"""How long a thread holding Python's interpreter lock runs before one waiting for it gets
+it (Python's default: 5 ms)."""
 
 
 def create_app(url: str = DEFAULT_URL) -> FastAPI:
@@ -29,7 +41,9 @@ def create_app(url: str = DEFAULT_URL) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = EventStore(url)
+        to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+        store = EventStore(url, pool_size=REQUEST_THREADS, pre_ping=False)
         app.state.server = Server(store)
         try:
             async with live.broadcasting(app.state.server):

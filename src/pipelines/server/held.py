@@ -1,23 +1,38 @@
 """What one server process holds while it runs: the ledger it serves, the games it keeps
 folded (`pipelines.games.kept`: caught up from their version on each use), the roster of
-accounts and grants (caught up from the last seq it folded), and the live streams' broker.
-Every route reaches it through `pipelines.server.callers.server_of(request)`; the ledger
-stays the truth, and nothing here is answered without asking it what came after."""
+accounts and grants (caught up from the last seq it folded), the last point of the ledger it
+verified, and the live streams' broker. Every route reaches it through
+`pipelines.server.callers.server_of(request)`; the ledger stays the truth, and nothing here
+is answered without asking it what came after.
+
+Before each write the ledger is checked (`check_ledger`), as every command of the command
+line checks it, but incrementally: the process keeps the last (seq, hash) it verified, and a
+write checks only the events after it and that the row at it still holds that hash
+(`ledger.integrity.check_since`), instead of re-reading and re-hashing every event since the
+latest checkpoint on each of hundreds of slips a minute. The full quick check
+(`check_recent`) runs on the process's first write, again once `FULL_CHECK_S` have passed
+since the last one, and before a round is closed or a game ended (when a checkpoint is
+signed): an event below the watermark edited with its hashes recomputed up to it is caught
+there (or by `arbitru ledger verify`), not on the next slip."""
 
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from pipelines.games.kept import KeptGames
 
 if TYPE_CHECKING:
-    from ledger import EventStore
+    from ledger import EventStore, Head
     from pipelines.accounts.roster import Roster
 
 API = "/api/v1"
 """Where the API's routes are (its OpenAPI document at API/openapi.json)."""
+
+FULL_CHECK_S = 30.0
+"""At most this long between two full quick checks of the ledger by one server process."""
 
 
 class Waking(Protocol):
@@ -36,6 +51,10 @@ class Server:
     _roster: Roster | None = None
     _roster_lock: threading.Lock = field(default_factory=threading.Lock)
     live: Waking | None = None
+    _verified: Head | None = None
+    _full_at: float = 0.0
+    _verified_lock: threading.Lock = field(default_factory=threading.Lock)
+    _full_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -57,3 +76,30 @@ class Server:
             if self._roster is None or self._roster.seq < now.seq:
                 self._roster = now
         return now
+
+    def check_ledger(self, *, full: bool = False) -> None:
+        """Raise `LedgerAltered` unless the ledger passes the check a write runs first: the
+        full quick check (`check_recent`) when `full`, on the first call, or when the last
+        one is `FULL_CHECK_S` old; else the events after the last seq this process verified
+        (`check_since`). The verified point only moves forward."""
+        from ledger.integrity import check_recent, check_since
+
+        with self._verified_lock:
+            held = self._verified
+        if full or held is None or time.monotonic() - self._full_at >= FULL_CHECK_S:
+            with self._full_lock:  # one full check at a time; the others wait for its verdict
+                due = self._verified is None or time.monotonic() - self._full_at >= FULL_CHECK_S
+                if full or due:
+                    head = self.store.head()
+                    check_recent(self.store)
+                    self._full_at = time.monotonic()
+                    self._advance(head)
+                    return
+                held = self._verified
+        assert held is not None
+        self._advance(check_since(self.store, held.seq, held.hash))
+
+    def _advance(self, head: Head) -> None:
+        with self._verified_lock:
+            if self._verified is None or self._verified.seq < head.seq:
+                self._verified = head

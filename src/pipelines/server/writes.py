@@ -90,10 +90,8 @@ def write(
         ids = ids_for(access.account or "-", key)
         if again and (earlier := _recorded(store, ids)):
             return receipt(earlier)
-    from ledger.integrity import check_recent
-
     expected = _if_match(request)
-    check_recent(store)
+    server.check_ledger(full=_closes(commands))
     try:
         outcome = execute(
             store,
@@ -103,6 +101,7 @@ def write(
             kept=server.games,
             ids=ids,
             expected=expected,
+            locked=True,
         )
     except (ServiceError, LedgerError) as exc:
         earlier = _recorded(store, ids) if ids is not None else []
@@ -117,6 +116,14 @@ def write(
         _checkpoint(store)
     server.wake()
     return receipt(list(outcome.recorded))
+
+
+def _closes(commands: Commands) -> bool:
+    """Whether the commands close a round or end the game: a checkpoint is signed after
+    them, and the ledger gets its full quick check before them (`Server.check_ledger`)."""
+    from engine.games.commands import CloseRound, EndGame
+
+    return not callable(commands) and any(isinstance(c, CloseRound | EndGame) for c in commands)
 
 
 def _arrived(commands: Commands, accepted: datetime) -> Commands:
