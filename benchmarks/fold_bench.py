@@ -37,7 +37,7 @@ from engine.games.events import Recorded
 from engine.games.replay import evolve, initial_state
 from ledger.jsonl import exported_event, numbered_lines, parse_line
 from pipelines.games import service as game_service
-from pipelines.games.service import resolve_context
+from pipelines.games.contexts import forget_contexts, resolve_context
 
 GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
 SAMPLES = {
@@ -56,7 +56,7 @@ def decoded(name: str, stream: str) -> tuple[Recorded, ...]:
 
 def fold(history: tuple[Recorded, ...]) -> None:
     """One fold from scratch: the process's contexts (and what they judged) forgotten."""
-    game_service.forget_contexts()
+    forget_contexts()
     state = initial_state(resolve_context)
     for recorded in history:
         state = evolve(state, recorded)

@@ -14,8 +14,9 @@ import pytest
 from engine.games.projections import round_results, standings
 from engine.games.replay import initial_state
 from ledger.envelope import RecordedEvent
-from pipelines.games import service as game_service
-from pipelines.games.service import fold, resolve_context
+from pipelines.games import contexts
+from pipelines.games.contexts import resolve_context
+from pipelines.games.service import fold
 from pipelines.season.rows import COLUMNS, TABLES, GameRows, game_rows
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "duplicate-game.jsonl"
@@ -114,6 +115,6 @@ def test_folding_many_games_in_one_process_keeps_a_bounded_number_of_contexts(ro
     stay in memory."""
     _, state = rows
     created = state.created
-    for n in range(game_service.CONTEXTS_KEPT + 5):
+    for n in range(contexts.CONTEXTS_KEPT + 5):
         resolve_context(replace(created, game_id=f"copy-{n}"))
-    assert len(game_service._contexts) == game_service.CONTEXTS_KEPT
+    assert len(contexts._contexts) == contexts.CONTEXTS_KEPT

@@ -129,9 +129,13 @@ async def submit(
         for attempt in range(40):
             server = servers[attempt % len(servers)]
             try:
-                return await client.post(server.base + path, json=SLIP, timeout=30)
+                answer = await client.post(server.base + path, json=SLIP, timeout=30)
             except httpx.TransportError:
                 await asyncio.sleep(0.05)
+                continue
+            if answer.status_code != 503:  # busy: sent again, as Retry-After says
+                return answer
+            await asyncio.sleep(float(answer.headers.get("Retry-After", "1")))
     raise AssertionError(f"{player}'s slip was never answered")
 
 

@@ -40,6 +40,7 @@ from pipelines.cli.game_common import (
 )
 from pipelines.cli.inputs import DictOption, RulesetOption, fail
 from pipelines.games import limits
+from pipelines.games.contexts import dictionary_ref
 from pipelines.games.inputs import (
     InputError,
     NotJoined,
@@ -57,7 +58,6 @@ from pipelines.games.service import (
     PLAYABLE_VARIANTS,
     CommandRefused,
     Game,
-    dictionary_ref,
     stream_of,
 )
 from pipelines.games.slip_times import checked_arrivals

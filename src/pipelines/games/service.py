@@ -12,37 +12,36 @@ deadline all record, one after another, where retrying without the lock left mos
 beaten again and again (the first read has already loaded the word list, so the lock is held
 only to fold and decide). A dry run decides and folds in memory and writes nothing.
 
-A game is judged with the ruleset, settings and dictionary its `GameCreated` names; the
-dictionary is found by its SHA-256 among the lists registered on this machine
-(`pipelines.lexicons.registry`) and loaded once per process.
+A game is judged with the ruleset, settings and dictionary its `GameCreated` names
+(`pipelines.games.contexts`); what is raised when a command cannot go on is in
+`pipelines.games.errors`.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from engine.dictionary import Dictionary
 from engine.echo import echo
-from engine.games.context import GameContext, context_for
-from engine.games.events import DictionaryRef, GameCreated, Recorded
+from engine.games.events import Recorded
 from engine.games.payloads import encode_event, format_time, read_recorded
 from engine.games.replay import VARIANTS, decide, evolve, initial_state
 from engine.games.state import GameRuleError, GameState
-from engine.ruleset import RulesetError
 from ledger import NewEvent, RecordedEvent, VersionConflict
 from ledger.catalogue import naming_problem
 from ledger.envelope import STREAM_PATTERN
 from ledger.errors import LedgerAltered
+from pipelines.games.contexts import resolve_context
+from pipelines.games.errors import (
+    CommandRefused,
+    GameMoved,
+    GameNotFound,
+    ServiceError,
+)
 from pipelines.games.limits import event_problem
 from pipelines.games.stream_names import claimants
-from pipelines.lexicons.cache import load_dictionary
-from pipelines.lexicons.registry import LexiconSpecError
-from pipelines.lexicons.registry import resolve as resolve_list
 
 if TYPE_CHECKING:
     from engine.games.commands import Command
@@ -50,47 +49,6 @@ if TYPE_CHECKING:
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
 """The variants whose rules exist (the engine's); games of the others cannot be created."""
-
-
-class ServiceError(Exception):
-    """A command or view that cannot go on; `exit_code` is 2 for unusable input, 1 for a
-    command the rules refuse. Nothing was written."""
-
-    exit_code = 2
-
-
-class GameNotFound(ServiceError):
-    """No game stream with that id."""
-
-
-class UnusableGame(ServiceError):
-    """A game that cannot be judged here: its dictionary or ruleset is missing."""
-
-
-class CommandRefused(ServiceError):
-    """The rules refuse the command (`code` from the engine). `conflicts` counts the times
-    another terminal wrote first and the command was decided again."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, code: str, conflicts: int = 0) -> None:
-        self.code = code
-        self.conflicts = conflicts
-        super().__init__(message)
-
-
-class GameMoved(ServiceError):
-    """The game is no longer at the version the arbiter decided on (`expected`): somebody
-    recorded something since. Nothing was written; `version` is where the game is now."""
-
-    exit_code = 1
-
-    def __init__(self, stream: str, expected: int, version: int) -> None:
-        self.version = version
-        super().__init__(
-            f"{stream} is at version {version}, not {expected} as when you looked: read the "
-            "game again and decide on what it holds now"
-        )
 
 
 @dataclass(frozen=True)
@@ -134,72 +92,6 @@ def stream_of(game: str) -> str:
             "not starting with '-'), e.g. hd1 or game/hd1"
         )
     return stream
-
-
-@functools.lru_cache(maxsize=8)
-def _dictionary(sha256: str | None) -> Dictionary:
-    """A dictionary by hash (None: the default list), loaded once per process."""
-    return load_dictionary(sha256)
-
-
-_contexts: dict[tuple[str, ...], GameContext] = {}
-CONTEXTS_KEPT = 16
-"""How many games' contexts (with what they judged) a process keeps: a recompute folds
-thousands of games in one process, and keeping every game's judgements would fill memory."""
-
-
-def forget_contexts() -> None:
-    """Drop every game's context and what it judged: the next fold judges from scratch (what a
-    fresh worker does; benchmarks use it to time a fold as a recompute does it)."""
-    _contexts.clear()
-
-
-def dictionary_ref(spec: str | None) -> DictionaryRef:
-    """What GameCreated records of the word list a spec names (`pipelines.lexicons.registry`: a
-    file, registered on first use, a registered list's SHA-256, or the default list)."""
-    try:
-        dictionary = _dictionary(resolve_list(spec).sha256)
-    except (ValueError, OSError) as exc:
-        raise ServiceError(str(exc)) from exc
-    return DictionaryRef(dictionary.name, dictionary.sha256, len(dictionary.words))
-
-
-def resolve_context(created: GameCreated) -> GameContext:
-    """The ruleset, settings and dictionary a game was created with; one context per game and
-    process, so that what it has judged is judged once (a simulation reads the game again after
-    each command it records)."""
-    ref = created.dictionary
-    key = (
-        created.game_id,
-        created.ruleset,
-        json.dumps(created.settings, sort_keys=True, default=str),
-        str(ref.sha256 if ref else None),
-    )
-    if key not in _contexts:
-        if len(_contexts) >= CONTEXTS_KEPT:
-            del _contexts[next(iter(_contexts))]
-        _contexts[key] = _context(created)
-    return _contexts[key]
-
-
-def _context(created: GameCreated) -> GameContext:
-    ref = created.dictionary
-    sha256 = ref.sha256 if ref is not None else None
-    try:
-        dictionary = _dictionary(sha256)
-    except LexiconSpecError as exc:
-        name = f" {ref.name!r}" if ref is not None and ref.name else ""
-        raise UnusableGame(
-            f"game {created.game_id} is judged with the word list{name} of SHA-256 {sha256}, "
-            "which is not registered on this machine: register the same file with "
-            "`arbitru lexicon add PATH` and run the command again"
-        ) from exc
-    except (ValueError, OSError) as exc:
-        raise UnusableGame(f"game {created.game_id}: cannot load its word list: {exc}") from exc
-    try:
-        return context_for(created, dictionary)
-    except RulesetError as exc:
-        raise UnusableGame(f"game {created.game_id}: {exc}") from exc
 
 
 def _decoded(stored: Iterable[RecordedEvent]) -> Iterator[Recorded]:

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 
 from engine.games import commands as cmd
 from engine.games.draws import seed_commitment
+from pipelines.games.contexts import dictionary_ref
 from pipelines.games.decisions import decision_named
 from pipelines.games.inputs import (
     InputError,
@@ -22,7 +23,7 @@ from pipelines.games.inputs import (
     read_seed,
 )
 from pipelines.games.limits import check_settings
-from pipelines.games.service import Game, dictionary_ref
+from pipelines.games.service import Game
 from pipelines.games.slip_times import checked_arrivals
 from pipelines.server import bodies, games_read_api
 from pipelines.server.access import Access

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 from anyio import to_thread
 
 from engine.games.replay import evolve, initial_state
-from pipelines.games.service import resolve_context, stream_of
+from pipelines.games.contexts import resolve_context
+from pipelines.games.service import stream_of
 from pipelines.server.live_events import Notice, notice_of
 
 if TYPE_CHECKING:

@@ -114,8 +114,24 @@ def refusal(exc: Exception) -> Problem:
     if isinstance(exc, ServiceError | LimitError):
         return Problem(422, str(exc), "invalid")
     if isinstance(exc, LedgerError):
-        return Problem(503, f"the ledger could not be used: {exc}", "unavailable")
+        return Problem(503, f"the ledger could not be used: {exc}", "unavailable", headers=_AGAIN)
     raise exc
+
+
+_AGAIN = {"Retry-After": "1"}
+
+
+def _busy() -> Problem:
+    """The database did not answer in time (every pooled connection busy in a rush, or the
+    server's connections refused): nothing was written by this try; the client sends the same
+    request again, with the same Idempotency-Key, and it is recorded once."""
+    return Problem(
+        503,
+        "the ledger is busy: send the same request again in a moment (with the same "
+        "Idempotency-Key, it is recorded once)",
+        "unavailable",
+        headers=_AGAIN,
+    )
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -155,6 +171,16 @@ def install(app: FastAPI) -> None:
 
     for refused in (ServiceError, LedgerError, LimitError):
         app.add_exception_handler(refused, _refused)
+
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("the database did not answer %s %s: %s", request.method, request.url.path, exc)
+        return problem_response(_busy(), request.url.path)
+
+    from sqlalchemy.exc import OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    for busy in (PoolTimeout, OperationalError):
+        app.add_exception_handler(busy, _database)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -42,7 +42,8 @@ from engine.games.duplicate import tied_moves
 from engine.games.state import GameState, PlayerRound
 from engine.movegen import ScoredMove
 from engine.notation import Move, format_move, parse_move
-from pipelines.games.service import dictionary_ref, execute, load_game
+from pipelines.games.contexts import dictionary_ref
+from pipelines.games.service import execute, load_game
 from pipelines.simulate.players import Players, SimulatedPlayer, Slip, Table, make_players
 
 if TYPE_CHECKING:
