@@ -316,21 +316,16 @@ def execute(
 
     made = None if callable(commands) else [_stamped(c) for c in commands]
     creating = made is not None and any(isinstance(c, CreateGame) for c in made)
+
+    def making(now: Game) -> list[Command]:
+        return made if made is not None else [_stamped(c) for c in commands(now)]  # type: ignore[operator]
+
     if locked and store is not None and not dry_run:
-        with store.writer() as writer:  # reads in it go through its connection
-            loaded = _loaded(store, game, creating, kept)
-            if expected is not None and loaded.version != expected:
-                raise GameMoved(loaded.stream, expected, loaded.version)
-            if made is None:
-                made = [_stamped(c) for c in commands(loaded)]
-            events, after = _decided(store, loaded, made, 0, ids)
-            recorded = writer.append(loaded.stream, events, loaded.version) if events else []
-        return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 0, False)
+        return _under_lock(store, game, creating, kept, making, ids, 0, expected)
     loaded = _loaded(store, game, creating, kept)
     if expected is not None and loaded.version != expected:
         raise GameMoved(loaded.stream, expected, loaded.version)
-    if made is None:
-        made = [_stamped(c) for c in commands(loaded)]
+    made = making(loaded)
     events, after = _decided(store, loaded, made, 0, ids)
     if dry_run or not events or store is None:
         return Outcome(loaded.stream, loaded.state, after, tuple(events), (), 0, dry_run)
@@ -339,16 +334,33 @@ def execute(
     except VersionConflict as exc:
         if expected is not None:
             raise GameMoved(loaded.stream, expected, exc.actual) from exc
-        with store.writer() as writer:  # the append lock: nobody writes until this commits
-            loaded = _loaded(store, game, creating, kept)
-            events, after = _decided(store, loaded, made, 1, ids)
-            recorded = (
-                writer.append(loaded.stream, events, expected_version=loaded.version)
-                if events
-                else []
-            )
-        return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 1, False)
+        return _under_lock(store, game, creating, kept, making, ids, 1, None)
     return Outcome(loaded.stream, loaded.state, after, tuple(events), tuple(recorded), 0, False)
+
+
+def _under_lock(
+    store: EventStore,
+    game: str,
+    creating: bool,
+    kept: FoldedGames | None,
+    making: Callable[[Game], list[Command]],
+    ids: EventIds | None,
+    conflicts: int,
+    expected: int | None,
+) -> Outcome:
+    """Read, decide and append in one write transaction, under the append lock, where nobody
+    else can write first (reads in it go through its connection)."""
+    with store.writer() as writer:
+        loaded = _loaded(store, game, creating, kept)
+        if expected is not None and loaded.version != expected:
+            raise GameMoved(loaded.stream, expected, loaded.version)
+        events, after = _decided(store, loaded, making(loaded), conflicts, ids)
+        recorded = (
+            writer.append(loaded.stream, events, expected_version=loaded.version) if events else []
+        )
+    return Outcome(
+        loaded.stream, loaded.state, after, tuple(events), tuple(recorded), conflicts, False
+    )
 
 
 def _loaded(
