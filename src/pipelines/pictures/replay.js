@@ -79,7 +79,7 @@
           cell(tr, "", "move");
           cell(tr, "", "points number");
           cell(tr, extra.join("; "), "detail");
-          cell(tr, player.message || m.no_submission, "status");
+          cell(tr, player.code === "no_submission" ? m.no_submission : player.message || m.no_submission, "status");
           tr.className = "zero";
         } else {
           tr.setAttribute("data-seq", s.seq === null ? "" : s.seq);

@@ -34,6 +34,8 @@ nav input[type=range] { flex: 1 1 20em; }
 p.hint, footer, p.note { font-size: 0.85em; color: #444; }
 p.warning { color: #a00; font-weight: bold; }
 main { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
+main > section:first-child { flex: 0 1 600px; }
+main > section:last-child { flex: 1 1 30em; min-width: 0; }
 .board svg { display: block; max-width: 100%; height: auto; }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid #999; padding: 0.15em 0.4em; text-align: left; vertical-align: top; }
