@@ -309,3 +309,27 @@ def test_the_page_embeds_one_json_document_and_names_the_ledger_head(
     assert [s["seq"] for s in document["steps"]] == sorted(
         s for found in _seqs(ledger, "hd1").values() for s in found
     )
+
+
+def test_the_page_is_never_written_over_the_ledger_nor_in_an_unknown_language(
+    ledger: str, tmp_path: Path
+) -> None:
+    database = ledger.removeprefix("sqlite:///")
+    before = Path(database).read_bytes()[:100]
+    refused = cli("game", "replay", "hd1", "--db", ledger, "--html", database, code=2)
+    assert "SQLite database" in refused.stderr
+    assert Path(database).read_bytes()[:100] == before
+    out = tmp_path / "fr.html"
+    refused = cli(
+        "game", "replay", "hd1", "--db", ledger, "--html", str(out), "--lang", "fr", code=2
+    )
+    assert "ro, en" in refused.stderr and not out.exists()
+    same = cli(
+        "game", "replay", "hd1", "--db", ledger, "--html", str(out), "--svg", str(out), code=2
+    )
+    assert "same file" in same.stderr and not out.exists()
+
+
+def test_the_help_says_what_html_does() -> None:
+    shown = " ".join(cli("game", "replay", "--help").stdout.split())
+    assert "--html" in shown and "self-contained HTML page" in shown and "--lang" in shown
