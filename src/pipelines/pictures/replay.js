@@ -60,7 +60,8 @@
     if (results.tied.length) { told = say(m.tied, { count: results.tied.length }); }
     else if (top) { told = say(m.top, top) + (top.solo ? " · " + say(m.solo, { player: names[top.solo] || top.solo }) : ""); }
     put(byId("top"), data.anticipation ? "" : told);
-    results.players.forEach(function (player) {
+    results.players.forEach(function (row) {
+      var player = data.rows[row];
       var extra = [];
       if (player.bonus) { extra.push(say(m.solo_bonus, { bonus: player.bonus })); }
       if (player.penalty) { extra.push(say(m.penalty, { points: player.penalty })); }
@@ -114,7 +115,8 @@
   function showStandings(step) {
     var body = document.querySelector("#standings tbody");
     clear(body);
-    data.standings[step.standings].forEach(function (s) {
+    data.standings[step.standings].forEach(function (row) {
+      var s = data.rows[row];
       var tr = document.createElement("tr");
       tr.setAttribute("data-player", s.player_id);
       cell(tr, s.rank, "rank number");
