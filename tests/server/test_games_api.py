@@ -165,3 +165,42 @@ def test_a_seeded_game_whose_seed_this_server_does_not_hold_is_refused_not_a_cra
     answer = server.client("chief").post("/games/sd1/rounds/1/draw", json={})
     assert answer.status_code == 409, answer.text
     assert answer.json()["code"] == "seed_missing"
+
+
+def _replay_page(server, account: str | None = None) -> tuple[str, dict]:
+    """`GET /games/{game}/replay` (the HTML page, outside /api/v1) as `account` sees it: the
+    page and the JSON document it embeds."""
+    import json
+    import re
+
+    import httpx
+
+    headers = {"Authorization": f"Bearer {server.tokens[account]}"} if account else {}
+    answer = httpx.get(
+        f"http://127.0.0.1:{server.port}/games/{GAME}/replay", headers=headers, timeout=60
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/html")
+    found = re.search(
+        r'<script type="application/json" id="replay-data">(.*?)</script>', answer.text
+    )
+    assert found
+    return answer.text, json.loads(found.group(1))
+
+
+def test_the_public_replay_page_stops_at_the_last_closed_round(server) -> None:
+    page, document = _replay_page(server)
+    closes = [s for s in document["steps"] if s["type"] == "RoundClosed"]
+    assert document["public"] and len(closes) == 1
+    assert document["steps"][-1] == closes[0]  # nothing of round 2: it is open
+    assert "NAI" not in page and "CAI" not in page
+    assert _replay_page(server, "ana")[1]["steps"] == document["steps"]  # a player: the same
+
+
+def test_the_games_arbiters_replay_page_is_the_whole_game(server) -> None:
+    page, document = _replay_page(server, "watcher")
+    assert not document["public"]
+    assert document["steps"][-1]["round"] == 2
+    assert "PenaltyGiven" in {s["type"] for s in document["steps"]}
+    assert "C7: NAI" in page
+    assert document["head"]["seq"] >= document["steps"][-1]["seq"]

@@ -19,6 +19,7 @@ from ledger.default_url import DEFAULT_URL
 from pipelines.cli import views
 from pipelines.cli.game_common import GameArg, loaded, store, view_of
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
+from pipelines.files.whole import output_target, write_whole
 from pipelines.games import shapes as game_json
 from pipelines.games.limits import shown
 from pipelines.games.service import Game, ledger_altered, replay_to, vouched
@@ -106,16 +107,36 @@ def replay_command(
     svg: Annotated[
         Path | None, typer.Option("--svg", help="Also write the board as an SVG picture.")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the whole game as one self-contained HTML page that fetches "
+            "nothing: a slider and the arrow keys step through its events, showing at each the "
+            "board, the rack, the round's slips with their scores and why any does not count, "
+            "and the standings (in anticipation, each player's own board); it opens at --at or "
+            "--round (default: the last event) and names the ledger head it was made from.",
+        ),
+    ] = None,
+    lang: Annotated[
+        str, typer.Option("--lang", help="The --html page's language: ro (default) or en.")
+    ] = "ro",
     db: DbOption = DEFAULT_URL,
     as_json: JsonOption = False,
 ) -> None:
     """The game at a moment: board, rack, bag and scores.
 
-    The last move is highlighted on the board."""
+    The last move is highlighted on the board. `--html FILE` writes the whole game as a page
+    to step through, event by event."""
     if at is not None and round_number is not None:
         fail("--at and --round exclude each other: give one")
+    page_target = _page_target(html, svg, lang)
     with store(db) as opened:
+        head = opened.head()
         read = vouched(opened, replay_to(opened, game, at=at, round_number=round_number))
+        whole = read
+        if html is not None and (at is not None or round_number is not None):
+            whole = vouched(opened, replay_to(opened, game, at=head.seq))
     ruleset = _ruleset(read)
     state = read.state
     if player is not None and player not in state.players:
@@ -125,13 +146,62 @@ def replay_command(
         if svg is not None:
             title = f"{read.game_id}, " + (f"round {spot.round}" if spot.round else "start")
             views.write_svg(svg, spot, ruleset, title)
+        if html is not None and page_target is not None:
+            _write_page(
+                html, page_target, whole, ruleset, (head.seq, head.hash), lang, read, player
+            )
         if as_json:
             document = game_json.position_json(read.game_id, state, spot, player)
             emit_json({**document, "ledger_altered": read.altered})
-        elif svg is not None:
-            views.out.print(f"wrote {svg}")
+        elif svg is not None or html is not None:
+            for written in (svg, html):
+                if written is not None:
+                    views.out.print(f"wrote {written}", markup=False)
         else:
             views.show_position(read.game_id, state, spot, ruleset, player)
+
+
+_PAGE_WHAT_TO_DO = "the page goes to a new path or replaces an earlier file"
+
+
+def _page_target(html: Path | None, svg: Path | None, lang: str) -> Path | None:
+    """Where `--html` writes, checked before anything is read (`output_target`: never over a
+    ledger, a FIFO or a directory), and its language."""
+    if html is None:
+        if lang != "ro":
+            fail("--lang is the language of the --html page: give --html FILE too")
+        return None
+    from pipelines.pictures.replay_html import LANGUAGES  # the page's modules: --html only
+
+    if lang not in LANGUAGES:
+        choices = ", ".join(LANGUAGES)
+        fail(f"--lang {shown(lang)} is not a language of the page: give one of {choices}")
+    target = output_target(html, _PAGE_WHAT_TO_DO)
+    if svg is not None and output_target(svg, _PAGE_WHAT_TO_DO) == target:
+        fail(f"--svg and --html name the same file {html}: give each its own")
+    return target
+
+
+def _write_page(
+    html: Path,
+    target: Path,
+    whole: Game,
+    ruleset: Ruleset,
+    head: tuple[int, str],
+    lang: str,
+    read: Game,
+    player: str | None,
+) -> None:
+    """The replay page of the whole game, opening at the moment `read` ends at, written whole
+    or not at all (`pipelines.files.whole`)."""
+    from pipelines.pictures.replay_html import messages, replay_page
+    from pipelines.pictures.replay_steps import replay
+
+    made = replay(whole, ruleset, head, legend=messages(lang)["legend"])
+    last = read.stored[-1].seq if read.stored else 0
+    start = sum(1 for step in made.document["steps"] if step["seq"] <= last) - 1
+    page = replay_page(made, lang, start=start, player=player)
+    write_whole([page.encode("utf-8")], html, target)
 
 
 _LISTED = ("GameCreated", "RackDrawn", "RoundClosed", "GameEnded")

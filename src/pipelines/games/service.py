@@ -110,6 +110,15 @@ def fold(stored: Sequence[RecordedEvent]) -> tuple[tuple[Recorded, ...], GameSta
     return history, state
 
 
+def steps(game: Game) -> Iterator[tuple[RecordedEvent, GameState]]:
+    """Each of `game`'s events as stored, with the state right after it: the game folded one
+    event at a time, as `fold` folds it (the replay page shows every one of these moments)."""
+    state = initial_state(resolve_context)
+    for stored, recorded in zip(game.stored, game.history, strict=True):
+        state = evolve(state, recorded)
+        yield stored, state
+
+
 def load_game(store: EventStore | None, game: str, *, must_exist: bool = True) -> Game:
     """A game's events and state; `GameNotFound` when there is none (unless `must_exist` is
     False: a game about to be created). No store stands for a ledger not created yet."""

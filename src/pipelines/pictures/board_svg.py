@@ -7,7 +7,7 @@ fixed order), so the same replay always gives the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from xml.sax.saxutils import escape, quoteattr
 
 from engine.board import EMPTY, Board, square_name
@@ -22,12 +22,15 @@ _TILE_FILL = "#f6e7b4"
 _NEW_TILE_FILL = "#ffd54a"
 _NEW_TILE_STROKE = "#c62828"
 _JOKER_INK = "#b71c1c"
-_LEGEND = (
-    ("TW", "triple word"),
-    ("DW", "double word"),
-    ("TL", "triple letter"),
-    ("DL", "double letter"),
-)
+_LEGEND = ("TW", "DW", "TL", "DL")
+_WORDS = {
+    "TW": "triple word",
+    "DW": "double word",
+    "TL": "triple letter",
+    "DL": "double letter",
+    "joker": "joker",
+    "last_move": "last move",
+}
 
 
 def board_svg(
@@ -35,13 +38,20 @@ def board_svg(
     ruleset: Ruleset,
     highlight: Iterable[tuple[int, int]] = (),
     title: str | None = None,
+    *,
+    words: Mapping[str, str] | None = None,
+    id_prefix: str = "",
 ) -> str:
-    """The SVG document of `board`; `highlight` squares (row, col) are the last move's tiles."""
+    """The SVG document of `board`; `highlight` squares (row, col) are the last move's tiles.
+    `words` says the legend in another language (keys TW, DW, TL, DL, joker, last_move; the
+    English ones by default); `id_prefix` keeps the squares' ids unique on a page that holds
+    several boards (the replay's)."""
     new = set(highlight)
     size = board.size
     grid = size * CELL
     title_height = 24 if title else 0
-    legend_height = 26
+    legend, lines = _legend(MARGIN + title_height + grid + 8, words, grid + 2 * MARGIN)
+    legend_height = 26 + 18 * (lines - 1)
     width = grid + 2 * MARGIN
     height = grid + 2 * MARGIN + title_height + legend_height
     top = MARGIN + title_height
@@ -59,8 +69,8 @@ def board_svg(
     parts += _coordinates(size, top)
     for row in range(size):
         for col in range(size):
-            parts += _square(board, ruleset, row, col, top, (row, col) in new)
-    parts += _legend(top + grid + 8)
+            parts += _square(board, ruleset, row, col, top, (row, col) in new, id_prefix)
+    parts += legend
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -83,14 +93,17 @@ def _coordinates(size: int, top: int) -> list[str]:
     return parts
 
 
-def _square(board: Board, ruleset: Ruleset, row: int, col: int, top: int, new: bool) -> list[str]:
+def _square(
+    board: Board, ruleset: Ruleset, row: int, col: int, top: int, new: bool, id_prefix: str = ""
+) -> list[str]:
     x, y = MARGIN + col * CELL, top + row * CELL
     name = square_name(row, col)
     cell = board.cell(row, col)
     label = PREMIUM_LABELS.get((ruleset.letter_factor[row][col], ruleset.word_factor[row][col]))
     ground = _PREMIUM_FILL.get(label or "", _PLAIN_FILL)
+    klass = "square" + (" " + label if label else "")
     parts = [
-        f'<rect id={quoteattr(name)} class="square{" " + label if label else ""}" x="{x}" '
+        f'<rect id={quoteattr(id_prefix + name)} class="{klass}" x="{x}" '
         f'y="{y}" width="{CELL}" height="{CELL}" fill="{ground}" stroke="#ffffff" '
         'stroke-width="1"/>'
     ]
@@ -129,25 +142,39 @@ def _square(board: Board, ruleset: Ruleset, row: int, col: int, top: int, new: b
     return parts
 
 
-def _legend(y: int) -> list[str]:
-    """What the colours mean, and how a joker and the last move look."""
-    parts = []
-    x = MARGIN
-    for label, meaning in _LEGEND:
-        parts.append(
-            f'<rect x="{x}" y="{y}" width="12" height="12" fill="{_PREMIUM_FILL[label]}"/>'
-        )
-        parts.append(f'<text x="{x + 16}" y="{y + 10}" font-size="11">{meaning}</text>')
-        x += 104
-    parts.append(
-        f'<circle cx="{x + 6}" cy="{y + 6}" r="6" fill="none" stroke="{_JOKER_INK}" '
-        'stroke-width="1.5"/>'
-    )
-    parts.append(f'<text x="{x + 16}" y="{y + 10}" font-size="11">joker</text>')
-    x += 60
-    parts.append(
-        f'<rect x="{x}" y="{y}" width="12" height="12" fill="{_NEW_TILE_FILL}" '
-        f'stroke="{_NEW_TILE_STROKE}" stroke-width="2"/>'
-    )
-    parts.append(f'<text x="{x + 16}" y="{y + 10}" font-size="11">last move</text>')
-    return parts
+_LETTER_WIDTH = 6.5
+"""About how wide a letter of the legend's 11-pixel text is: where other words are given, each
+item takes the room its words need, and the items go on as many lines as that takes."""
+
+
+def _legend(y: int, words: Mapping[str, str] | None, width: int) -> tuple[list[str], int]:
+    """What the colours mean, and how a joker and the last move look; and how many lines it
+    took (one, in English: the items at fixed places)."""
+    said = {**_WORDS, **(words or {})}
+    fixed = {**dict.fromkeys(_LEGEND, 104), "joker": 60, "last_move": 0}
+
+    def room(key: str) -> int:
+        return fixed[key] if words is None else 16 + round(_LETTER_WIDTH * len(said[key])) + 14
+
+    parts: list[str] = []
+    x, lines = MARGIN, 1
+    for key in (*_LEGEND, "joker", "last_move"):
+        if words is not None and x > MARGIN and x + room(key) - 14 > width - MARGIN // 2:
+            x, y, lines = MARGIN, y + 18, lines + 1
+        if key == "joker":
+            parts.append(
+                f'<circle cx="{x + 6}" cy="{y + 6}" r="6" fill="none" stroke="{_JOKER_INK}" '
+                'stroke-width="1.5"/>'
+            )
+        elif key == "last_move":
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="12" height="12" fill="{_NEW_TILE_FILL}" '
+                f'stroke="{_NEW_TILE_STROKE}" stroke-width="2"/>'
+            )
+        else:
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="12" height="12" fill="{_PREMIUM_FILL[key]}"/>'
+            )
+        parts.append(f'<text x="{x + 16}" y="{y + 10}" font-size="11">{escape(said[key])}</text>')
+        x += room(key)
+    return parts, lines

@@ -1,4 +1,5 @@
-"""The server's application: one FastAPI app over one ledger, its routes under `/api/v1`.
+"""The server's application: one FastAPI app over one ledger, its routes under `/api/v1` and
+its HTML pages beside them (`pipelines.server.pages`).
 
 `create_app(url)` opens the ledger (creating it on first use, as `arbitru game create` does)
 when the server starts and closes it when it stops. Each process keeps the games it serves
@@ -37,7 +38,7 @@ it (Python's default: 5 ms)."""
 def create_app(url: str = DEFAULT_URL) -> FastAPI:
     """The server on the ledger at `url`."""
     from ledger import EventStore
-    from pipelines.server import accounts_api, games_api, ledger_api, live, live_api
+    from pipelines.server import accounts_api, games_api, ledger_api, live, live_api, pages
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -66,6 +67,7 @@ def create_app(url: str = DEFAULT_URL) -> FastAPI:
     app.add_middleware(BodyLimit)
     for router in (games_api.router, ledger_api.router, accounts_api.router, live_api.router):
         app.include_router(router, prefix=API)
+    app.include_router(pages.router)  # HTML pages, outside the API and its OpenAPI document
     return app
 
 
