@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -141,11 +142,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def submitted(client: httpx.Client, token: str, player: str) -> float:
+def submitted(client: httpx.Client, tokens: dict[str, str], player: str) -> float:
     """One slip by `player`, which must be answered 201; its latency in seconds."""
-    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": f"{GAME}-{player}"}
+    headers = {"Authorization": f"Bearer {tokens[player]}", "Idempotency-Key": f"{GAME}-{player}"}
     sent = time.perf_counter()
-    answer = client.post(f"/games/{GAME}/rounds/1/submissions", json={"text": SLIP}, headers=headers)
+    url = f"/games/{GAME}/rounds/1/submissions"
+    answer = client.post(url, json={"text": SLIP}, headers=headers)
     took = time.perf_counter() - sent
     if answer.status_code != 201:
         sys.exit(f"{player}'s slip answered {answer.status_code}: {answer.text[:300]}")
@@ -188,6 +190,24 @@ def read_standings(client: httpx.Client) -> list[float]:
     return latencies
 
 
+def closed(client: httpx.Client) -> float:
+    """The round closed by its chief arbiter; the latency in seconds."""
+    sent = time.perf_counter()
+    client.post(f"/games/{GAME}/rounds/1/close", json={}).raise_for_status()
+    return time.perf_counter() - sent
+
+
+def timer(pid: int, events: int) -> Callable[[str, Callable[[], list[float]]], None]:
+    """What times one part of the run: its latencies and the server's CPU seconds, printed."""
+
+    def part(what: str, work: Callable[[], list[float]]) -> None:
+        before = cpu_seconds(pid)
+        seconds = work()
+        line(events, what, seconds, cpu_seconds(pid) - before)
+
+    return part
+
+
 def line(events: int, what: str, seconds: list[float], cpu: float) -> None:
     ms = [s * 1000 for s in seconds]
     figures = (statistics.median(ms), p95(ms), p99(ms), max(ms))
@@ -213,29 +233,19 @@ def bench(cache: Path, events: int, per_part: int) -> None:
         process, base = serve(url, key, folder / "server.log")
         print(f"  load average before the run: {load()}", flush=True)
         try:
-            chief = {"Authorization": f"Bearer {tokens['chief']}"}
+            part = timer(process.pid, events)
             with httpx.Client(base_url=base, timeout=300) as client:
-                before = cpu_seconds(process.pid)
-                first = submitted(client, tokens[cold], cold)
-                line(events, "first slip after start (cold)", [first], cpu_seconds(process.pid) - before)
-                before = cpu_seconds(process.pid)
-                seconds = [submitted(client, tokens[p], p) for p in one_by_one]
-                line(events, "slips one after the other", seconds, cpu_seconds(process.pid) - before)
-            before = cpu_seconds(process.pid)
-            seconds = asyncio.run(all_at_once(base, tokens, together))
-            line(events, "slips all at once", seconds, cpu_seconds(process.pid) - before)
+                part("first slip after start (cold)", lambda: [submitted(client, tokens, cold)])
+                part(
+                    "slips one after the other",
+                    lambda: [submitted(client, tokens, p) for p in one_by_one],
+                )
+            part("slips all at once", lambda: asyncio.run(all_at_once(base, tokens, together)))
+            chief = {"Authorization": f"Bearer {tokens['chief']}"}
             with httpx.Client(base_url=base, timeout=300, headers=chief) as client:
-                before = cpu_seconds(process.pid)
-                seconds = read_standings(client)
-                line(events, "standings, round open", seconds, cpu_seconds(process.pid) - before)
-                before = cpu_seconds(process.pid)
-                sent = time.perf_counter()
-                client.post(f"/games/{GAME}/rounds/1/close", json={}).raise_for_status()
-                closed = time.perf_counter() - sent
-                line(events, "round close (signs)", [closed], cpu_seconds(process.pid) - before)
-                before = cpu_seconds(process.pid)
-                seconds = read_standings(client)
-                line(events, "standings, round closed", seconds, cpu_seconds(process.pid) - before)
+                part("standings, round open", lambda: read_standings(client))
+                part("round close (signs)", lambda: [closed(client)])
+                part("standings, round closed", lambda: read_standings(client))
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(30)
