@@ -100,7 +100,19 @@ def prepared(cache: Path, events: int, players: list[str], folder: Path) -> tupl
     arbitru("ledger", "checkpoint", "--key", str(key), "--db", url)
     print(f"  checkpoint over {events:,} events and more: {time.perf_counter() - started:.1f} s")
     (folder / "tokens").write_text("\n".join(f"{a} {t}" for a, t in tokens.items()))
+    flushed(work)
     return url, key
+
+
+def flushed(database: Path) -> None:
+    """The copied ledger written out to the disk before the server starts: the copy leaves
+    hundreds of megabytes in the page cache for the kernel to write back, and the server's
+    first commits (SQLite syncs each one) would wait for them, a cost of the set-up that
+    grows with the ledger, not of a submission."""
+    for path in (database, database.with_name(database.name + "-wal")):
+        if path.is_file():
+            with path.open("rb") as file:
+                os.fsync(file.fileno())
 
 
 def tokens_of(folder: Path) -> dict[str, str]:
