@@ -7,7 +7,8 @@ and of 1,000,000.
 
 For each size the ledger is built once by bulk insert (`proof_bench.build_ledger`: properly
 chained rows of other games' history, cached in DIR) and copied; on the copy, accounts are
-made through the accounts' service (an admin, and 1 + 2 x P players, each with an API token),
+made through the accounts' service (the game's chief arbiter, and 1 + 2 x P players, each
+with an API token),
 a game of those players is created with its first round drawn (`arbitru game create|draw`),
 and a checkpoint is signed over everything (`arbitru ledger checkpoint`), as a federation's
 ledger is kept. Then a real `arbitru serve` is started on it with ARBITRU_CHECKPOINT_KEY set
@@ -21,7 +22,8 @@ ledger is kept. Then a real `arbitru serve` is started on it with ARBITRU_CHECKP
   close itself, which signs a checkpoint, timed once).
 
 Printed: median, p95, p99 and max in milliseconds, and the CPU seconds the server spent on
-each part (on a shared machine, what the work itself cost). --quick: 2,000 events and 10
+each part (on a shared machine, what the work itself cost), and the load average before and
+after each size. --quick: 2,000 events and 10
 players (a check that the script runs).
 """
 
@@ -29,11 +31,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,6 +44,7 @@ from pathlib import Path
 
 import httpx
 from proof_bench import build_ledger  # benchmarks/proof_bench.py
+from server_bench import RACK, cpu_seconds, p99, rush, serve  # benchmarks/server_bench.py
 from tail import p95  # benchmarks/tail.py
 
 from ledger import EventStore
@@ -52,22 +53,13 @@ from pipelines.accounts.service import create_account, grant_role
 
 ARBITRU = str(Path(sys.executable).with_name("arbitru"))
 GAME = "scale"
-RACK = "AERTSIO"
-SLIP = "H8: SERAT"
+SLIP = "H8: SERAT"  # what server_bench.rush sends
 READS = 50
 
 
-def p99(values: list[float]) -> float:
-    """The 99th percentile by nearest rank (one of the values)."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
-
-
-def arbitru(*args: str, env: dict[str, str] | None = None) -> None:
+def arbitru(*args: str) -> None:
     """An `arbitru` command, which must succeed."""
-    done = subprocess.run(
-        [ARBITRU, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
-    )
+    done = subprocess.run([ARBITRU, *args], capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"arbitru {' '.join(args)} exited {done.returncode}: {done.stderr[-2000:]}")
 
@@ -119,41 +111,6 @@ def tokens_of(folder: Path) -> dict[str, str]:
     return dict(line.split() for line in (folder / "tokens").read_text().splitlines())
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def serve(url: str, key: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    """`arbitru serve` on a free port with the checkpoint key set, waited for (on a request
-    that touches neither the ledger nor the roster); the process and its API's base URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [ARBITRU, "serve", "--db", url, "--port", str(port), "--log-level", "warning"],
-        stdout=log.open("ab"), stderr=subprocess.STDOUT,
-        env={**os.environ, "ARBITRU_CHECKPOINT_KEY": str(key)},
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}/api/v1"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit(f"arbitru serve ended with {process.returncode}: {log.read_text()}")
-        try:
-            httpx.get(f"{base}/openapi.json", timeout=2).raise_for_status()
-            return process, base
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    sys.exit(f"arbitru serve did not answer within two minutes: {log.read_text()}")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU the server process has spent so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def submitted(client: httpx.Client, tokens: dict[str, str], player: str) -> float:
     """One slip by `player`, which must be answered 201; its latency in seconds."""
     headers = {"Authorization": f"Bearer {tokens[player]}", "Idempotency-Key": f"{GAME}-{player}"}
@@ -164,33 +121,6 @@ def submitted(client: httpx.Client, tokens: dict[str, str], player: str) -> floa
     if answer.status_code != 201:
         sys.exit(f"{player}'s slip answered {answer.status_code}: {answer.text[:300]}")
     return took
-
-
-async def all_at_once(base: str, tokens: dict[str, str], players: list[str]) -> list[float]:
-    """One slip by each of `players`, all started together; each latency."""
-    limits = httpx.Limits(max_connections=len(players), max_keepalive_connections=len(players))
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=120) as client:
-        start = asyncio.Event()
-
-        async def one(player: str) -> float:
-            headers = {
-                "Authorization": f"Bearer {tokens[player]}",
-                "Idempotency-Key": f"{GAME}-{player}",
-            }
-            await start.wait()
-            sent = time.perf_counter()
-            answer = await client.post(
-                f"/games/{GAME}/rounds/1/submissions", json={"text": SLIP}, headers=headers
-            )
-            took = time.perf_counter() - sent
-            if answer.status_code != 201:
-                sys.exit(f"{player}'s slip answered {answer.status_code}: {answer.text[:300]}")
-            return took
-
-        tasks = [asyncio.create_task(one(p)) for p in players]
-        await asyncio.sleep(0.2)
-        start.set()
-        return list(await asyncio.gather(*tasks))
 
 
 def read_standings(client: httpx.Client) -> list[float]:
@@ -242,7 +172,8 @@ def bench(cache: Path, events: int, per_part: int) -> None:
         folder = Path(scratch)
         url, key = prepared(cache, events, players, folder)
         tokens = tokens_of(folder)
-        process, base = serve(url, key, folder / "server.log")
+        os.environ["ARBITRU_CHECKPOINT_KEY"] = str(key)  # the server's, as a federation runs it
+        process, base = serve(url, 1, folder / "server.log")
         print(f"  load average before the run: {load()}", flush=True)
         try:
             part = timer(process.pid, events)
@@ -252,7 +183,7 @@ def bench(cache: Path, events: int, per_part: int) -> None:
                     "slips one after the other",
                     lambda: [submitted(client, tokens, p) for p in one_by_one],
                 )
-            part("slips all at once", lambda: asyncio.run(all_at_once(base, tokens, together)))
+            part("slips all at once", lambda: asyncio.run(rush(base, tokens, GAME, together))[1])
             chief = {"Authorization": f"Bearer {tokens['chief']}"}
             with httpx.Client(base_url=base, timeout=300, headers=chief) as client:
                 part("standings, round open", lambda: read_standings(client))
