@@ -15,10 +15,10 @@ import pytest
 from game_cli_helpers import cli, runner
 from tampering import _drop_event_triggers, _payload_sql, _raw
 
-from ledger import EventStore
+from ledger import EventStore, NewEvent
 from ledger.canonical import canonical_json
 from pipelines.accounts.credentials import account_for_token, check_password
-from pipelines.accounts.roster import Grant, load_roster
+from pipelines.accounts.roster import EMPTY_ROSTER, Grant, load_roster
 from pipelines.cli.arbitru import app
 
 
@@ -262,6 +262,26 @@ def test_revoke_ends_a_grant_and_a_grant_not_held_cannot_be_revoked(db_url: str)
     assert Grant("bob", "auditor") in roster.grants
     message = _refused(1, db_url, "revoke", "bob", "--role", "read-only", "--game", "g1")
     assert "does not hold read-only on game g1" in message
+
+
+def test_the_roster_read_from_the_account_streams_alone_is_the_fold_of_every_event(
+    db_url: str,
+) -> None:
+    _federation(db_url)
+    with EventStore(db_url) as store:
+        store.append("game/g1", [NewEvent("GameCreated", {"game_id": "g1"})])
+    _ok("grant", "ana", "--role", "chief", "--game", "g1", "--db", db_url)
+    _ok("grant", "bob", "--role", "read-only", "--game", "g1", "--db", db_url)
+    _ok("revoke", "bob", "--role", "read-only", "--game", "g1", "--db", db_url)
+    with EventStore(db_url) as store:
+        store.append("game/g2", [NewEvent("GameCreated", {"game_id": "g2"})])
+        roster = load_roster(store)
+        assert roster == EMPTY_ROSTER.caught_up(store)
+        assert roster.seq == store.head().seq  # up to the last event, an account's or not
+        assert roster.game_roles("ana", "g1") == {"chief"} and roster.is_admin("root")
+        _ok("grant", "bob", "--role", "auditor", "--db", db_url)
+        later = roster.caught_up(store)
+    assert later.is_auditor("bob") and later.seq == roster.seq + 1
 
 
 def test_accounts_list_shows_each_account_with_its_roles(db_url: str) -> None:
