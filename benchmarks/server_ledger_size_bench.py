@@ -10,8 +10,9 @@ chained rows of other games' history, cached in DIR) and copied; on the copy, ac
 made through the accounts' service (the game's chief arbiter, and 1 + 2 x P players, each
 with an API token), a game of those players is created with its first round drawn (`arbitru
 game create|draw`), and a checkpoint is signed over everything (`arbitru ledger checkpoint`),
-as a federation's ledger is kept. Then a real `arbitru serve` is started on it with ARBITRU_CHECKPOINT_KEY set
-(a SQLite ledger, one process) and timed, each figure sent to answered:
+as a federation's ledger is kept. Then a real `arbitru serve` is started on it with
+ARBITRU_CHECKPOINT_KEY set (a SQLite ledger, one process) and timed, each figure sent to
+answered:
 
 - the first request after the start (cold: the roster is loaded, the ledger checked, the game
   folded), a slip;
