@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 import sqlalchemy as sa
 from ledger_helpers import game_created, rack
 
@@ -79,3 +80,14 @@ def test_on_sqlite_a_writer_queued_behind_another_takes_a_connection_only_once_i
         thread.join()
         assert said == ["first done", "checkout"]
         assert [e.version for e in store.read_stream("game/g1")] == [1, 2, 3]
+
+
+def test_a_version_the_writer_is_told_that_is_stale_still_writes_nothing_over_the_stream(store):
+    """`_Writer.read_version` spares a round trip under the lock; told a version that is not
+    the stream's, the append is still refused (by the unique stream and version) and the
+    transaction writes nothing."""
+    store.append("game/g1", [game_created(), rack(1)])
+    with pytest.raises(sa.exc.IntegrityError), store.writer() as writer:
+        writer.read_version("game/g1", 1)
+        writer.append("game/g1", [rack(2)], expected_version=1)
+    assert [e.type for e in store.read_stream("game/g1")] == ["GameCreated", "RackDrawn"]
