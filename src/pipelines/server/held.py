@@ -70,7 +70,7 @@ class Server:
     def roster(self) -> Roster:
         """Accounts and grants as the ledger holds them now (caught up from the last seq
         folded). One thread catches up at a time, the others after it from where it got:
-        in a rush, each of forty threads catching up on its own read and folded again every
+        in a rush, each request thread catching up on its own read and folded again every
         event the others had just read (the log since the last catch-up, slips included)."""
         from pipelines.accounts.roster import load_roster
 
