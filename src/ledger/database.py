@@ -4,7 +4,8 @@ serialised write transactions, and migrations applied before first use.
 Writers are serialised so that `seq` order is commit order: a reader following the log by
 `seq` then never skips an event that commits later with a lower `seq`. On SQLite every write
 transaction starts with `BEGIN IMMEDIATE` (the database's single write lock, taken up front,
-waited for under a busy timeout); on PostgreSQL it starts by taking a transaction-level
+waited for under a busy timeout), the threads of one process first queueing for a lock of
+their own (`_sqlite_writer_lock`); on PostgreSQL it starts by taking a transaction-level
 advisory lock. Reads start a plain deferred transaction, for a consistent snapshot.
 
 An engine opened `read_only` (what the reading commands use) never writes. On SQLite it is a
@@ -21,8 +22,10 @@ command); Alembic is imported only to migrate.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,6 +54,9 @@ SQLITE_BUSY_TIMEOUT_S = 60.0
 """How long a SQLite writer waits for the write lock before giving up."""
 
 _WRITE = "arbitru_write"
+
+_sqlite_writers: weakref.WeakKeyDictionary[Engine, threading.RLock] = weakref.WeakKeyDictionary()
+_sqlite_writers_lock = threading.Lock()
 
 _held = threading.local()
 """Per thread: the write transaction it holds on each engine (by `id`), which its reads use."""
@@ -216,7 +222,7 @@ def write_transaction(
     PostgreSQL advisory lock (a write to a plain table beside the chain, which must not wait
     for appends); on SQLite every write transaction holds the database's one write lock."""
     refuse_in_memory(engine)
-    with engine.connect() as connection:
+    with _sqlite_writer_lock(engine), engine.connect() as connection:
         connection = connection.execution_options(**{_WRITE: True})
         with connection.begin():
             if is_postgres(engine) and lock_key is not None:
@@ -231,6 +237,21 @@ def write_transaction(
                     del held[id(engine)]
                 else:
                     held[id(engine)] = before
+
+
+def _sqlite_writer_lock(engine: Engine) -> threading.RLock | contextlib.nullcontext[None]:
+    """What a thread of this process holds, on SQLite, before it asks for the database's
+    write lock: one lock per engine, taken before a connection is. SQLite's busy handler
+    polls for its lock, sleeping up to 100 ms between tries, so that threads of a server
+    queued for it behind each other waited a sleep each rather than for the writer before
+    them, and held the pool's connections while they did; queued on a lock of the process,
+    each is woken as the one before it ends, and takes a connection only then. Other
+    processes (terminals writing the same file) still meet at SQLite's own lock. PostgreSQL
+    queues its advisory lock's waiters itself."""
+    if is_postgres(engine):
+        return contextlib.nullcontext()
+    with _sqlite_writers_lock:
+        return _sqlite_writers.setdefault(engine, threading.RLock())
 
 
 @contextmanager

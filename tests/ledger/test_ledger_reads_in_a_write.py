@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 import sqlalchemy as sa
 from ledger_helpers import game_created, rack
 
@@ -47,3 +48,46 @@ def test_more_writers_than_the_pool_holds_each_reading_under_the_lock_all_finish
             thread.join()
         assert failures == []
         assert len(store.read_stream("game/g1")) == size + 6
+
+
+def test_on_sqlite_a_writer_queued_behind_another_takes_a_connection_only_once_it_is_done(
+    tmp_path,
+):
+    """Threads of one process queue for the write lock on a lock of their own, each woken
+    when the writer before it ends, rather than in SQLite's busy handler (up to 100 ms asleep
+    between polls), each holding a connection of the pool."""
+    with EventStore(f"sqlite:///{tmp_path / 'ledger.db'}") as store:
+        store.append("game/g1", [game_created()])
+        said: list[str] = []
+        sa.event.listen(store.engine, "checkout", lambda *args: said.append("checkout"))
+        holding, queued = threading.Event(), threading.Event()
+
+        def second() -> None:
+            holding.wait()
+            queued.set()
+            with store.writer() as writer:
+                writer.append("game/g1", [rack(2)], expected_version=2)
+
+        thread = threading.Thread(target=second)
+        thread.start()
+        with store.writer() as writer:
+            writer.append("game/g1", [rack(1)], expected_version=1)
+            said.clear()
+            holding.set()
+            queued.wait()
+            thread.join(0.3)  # time for the second writer to reach the lock and wait there
+            said.append("first done")
+        thread.join()
+        assert said == ["first done", "checkout"]
+        assert [e.version for e in store.read_stream("game/g1")] == [1, 2, 3]
+
+
+def test_a_version_the_writer_is_told_that_is_stale_still_writes_nothing_over_the_stream(store):
+    """`_Writer.read_version` spares a round trip under the lock; told a version that is not
+    the stream's, the append is still refused (by the unique stream and version) and the
+    transaction writes nothing."""
+    store.append("game/g1", [game_created(), rack(1)])
+    with pytest.raises(sa.exc.IntegrityError), store.writer() as writer:
+        writer.read_version("game/g1", 1)
+        writer.append("game/g1", [rack(2)], expected_version=1)
+    assert [e.type for e in store.read_stream("game/g1")] == ["GameCreated", "RackDrawn"]

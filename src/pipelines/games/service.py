@@ -364,6 +364,7 @@ def _under_lock(
         if expected is not None and loaded.version != expected:
             raise GameMoved(loaded.stream, expected, loaded.version)
         events, after = _decided(store, loaded, making(loaded), conflicts, ids)
+        writer.read_version(loaded.stream, loaded.version)  # read just now, through the writer
         recorded = (
             writer.append(loaded.stream, events, expected_version=loaded.version) if events else []
         )

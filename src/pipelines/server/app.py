@@ -24,11 +24,16 @@ from pipelines.server.held import API, Server
 from pipelines.server.json_bodies import JsonBodies
 from pipelines.server.limits import BodyLimit
 
-REQUEST_THREADS = 40
-"""Threads answering requests (anyio's default, set again here), and as many connections to
-the ledger kept open, so that no request thread waits for a connection to be opened: a
-connection is taken without a test round trip (`pre_ping`), a dropped one failing one request
-(503) before the pool is refilled."""
+REQUEST_THREADS = 8
+"""Threads answering requests (and live streams' looks), and as many connections to the
+ledger kept open, so that no request thread waits for a connection to be opened: a connection
+is taken without a test round trip (`pre_ping`), a dropped one failing one request (503)
+before the pool is refilled. Few, not anyio's forty: one process runs Python on one core at a
+time, and in a rush the thread holding the append lock competed for the interpreter with
+every other thread's parsing and checking at each of its round trips to the database, which
+lengthened the section every slip waits through (benchmarks/server_bench.py, PostgreSQL, 200
+players: 116-133 slips/s with 40 threads, 137 with 16, 149-158 with 8 or 4). Requests beyond
+them wait in the event loop, holding nothing."""
 
 SWITCH_INTERVAL_S = 0.0005
 """How long a thread holding Python's interpreter lock runs before one waiting for it gets

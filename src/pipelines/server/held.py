@@ -9,7 +9,9 @@ Before each write the ledger is checked (`check_ledger`), as every command of th
 line checks it, but incrementally: the process keeps the last (seq, hash) it verified, and a
 write checks only the events after it and that the row at it still holds that hash
 (`ledger.integrity.check_since`), instead of re-reading and re-hashing every event since the
-latest checkpoint on each of hundreds of slips a minute. The full quick check
+latest checkpoint on each of hundreds of slips a minute. These checks run one at a time, each
+from the point the one before it verified, so that the threads of a rush do not each check
+the same events again. The full quick check
 (`check_recent`) runs on the process's first write, again once `FULL_CHECK_S` have passed
 since the last one, and before a round is closed or a game ended (when a checkpoint is
 signed): an event below the watermark edited with its hashes recomputed up to it is caught
@@ -55,6 +57,7 @@ class Server:
     _full_at: float = 0.0
     _verified_lock: threading.Lock = field(default_factory=threading.Lock)
     _full_lock: threading.Lock = field(default_factory=threading.Lock)
+    _since_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -66,16 +69,15 @@ class Server:
 
     def roster(self) -> Roster:
         """Accounts and grants as the ledger holds them now (caught up from the last seq
-        folded)."""
+        folded). One thread catches up at a time, the others after it from where it got:
+        in a rush, each request thread catching up on its own read and folded again every
+        event the others had just read (the log since the last catch-up, slips included)."""
         from pipelines.accounts.roster import load_roster
 
         with self._roster_lock:
             held = self._roster
-        now = load_roster(self.store) if held is None else held.caught_up(self.store)
-        with self._roster_lock:
-            if self._roster is None or self._roster.seq < now.seq:
-                self._roster = now
-        return now
+            self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
+            return self._roster
 
     def check_ledger(self, *, full: bool = False) -> None:
         """Raise `LedgerAltered` unless the ledger passes the check a write runs first: the
@@ -96,8 +98,11 @@ class Server:
                     self._advance(head)
                     return
                 held = self._verified
-        assert held is not None
-        self._advance(check_since(self.store, held.seq, held.hash))
+        with self._since_lock:  # one at a time, each from where the one before it got
+            with self._verified_lock:
+                held = self._verified
+            assert held is not None
+            self._advance(check_since(self.store, held.seq, held.hash))
 
     def _advance(self, head: Head) -> None:
         with self._verified_lock:
