@@ -2,7 +2,7 @@
 of its requests, kept beside the chain and never in it.
 
 A role is a fact of the record (`pipelines.accounts.events`); a secret is not. These live in
-plain tables of the ledger's database (`ledger.schema`: `account_passwords`, `api_tokens`,
+plain tables of the ledger's database (`ledger.account_secrets`: `account_passwords`, `api_tokens`,
 `sessions`, `idempotency_keys`), which no export, verification or checkpoint reads, and no
 function here logs or returns a stored secret. Passwords are kept as Argon2id hashes (slow on
 purpose; `argon2` is imported only by the functions that hash). Tokens and session ids are
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from ledger.account_secrets import account_passwords, api_tokens, idempotency_keys, sessions
 from ledger.database import read_transaction, write_transaction
-from ledger.schema import account_passwords, api_tokens, idempotency_keys, sessions
 
 if TYPE_CHECKING:
     from ledger import EventStore
