@@ -37,7 +37,7 @@ from fastapi.responses import JSONResponse
 
 from ledger.errors import LedgerError
 from pipelines.games.service import Commands, EventIds, GameMoved, ServiceError, execute
-from pipelines.games.shapes import outcome_json
+from pipelines.games.shapes import event_json, outcome_json
 from pipelines.server.callers import server_of
 from pipelines.server.problems import Problem
 
@@ -175,21 +175,9 @@ def receipt(recorded: list[RecordedEvent], status: int = 201, **shown: Any) -> J
         "seq": last.seq,
         "hash": last.hash,
         "received_at": arrived,
-        "events": [_event_json(e) for e in recorded],
+        "events": [event_json(e, e) for e in recorded],  # as recorded: its own envelope
     }
     return JSONResponse(body, status_code=status, headers=etag(last.version))
-
-
-def _event_json(e: RecordedEvent) -> dict[str, Any]:
-    """An event as `arbitru game ... --json` shows what it appended."""
-    return {
-        "type": e.type,
-        "payload": e.payload,
-        "meta": e.meta,
-        "event_id": e.event_id,
-        "seq": e.seq,
-        "version": e.version,
-    }
 
 
 def _recorded(store: Any, ids: EventIds) -> list[RecordedEvent]:
