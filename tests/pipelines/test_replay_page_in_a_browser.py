@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from game_cli_helpers import Arbiter, cli
-from test_tables_in_a_browser import CHROMIUM, SCREENSHOTS, _missing
+from test_tables_in_a_browser import SCREENSHOTS
 
 pytestmark = pytest.mark.usefixtures("default_home")
 
@@ -55,22 +54,6 @@ def ledger(_arbitru_home: Path, tmp_path_factory: pytest.TempPathFactory) -> str
         for command in commands:
             arbiter.ok(*command)
     return url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.is_file():
-        _missing(str(CHROMIUM))
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 class Page:

@@ -9,8 +9,6 @@ each page is kept as a screenshot in artefacts/screenshots/ (git-ignored) for a 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,39 +20,6 @@ pytestmark = pytest.mark.usefixtures("default_home")
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artefacts" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
-INSTALL = (
-    "install Debian's chromium (`sudo apt-get install -y --no-install-recommends chromium`) "
-    "and the test extras (`pip install -e '.[test]'`, which bring Playwright); these tests "
-    "never download a browser"
-)
-
-
-def _missing(what: str) -> None:
-    """Without a browser the pages go unchecked: under CI (`CI` set, and `.ci/run` installs
-    chromium) that fails; on a developer's machine it skips saying how to install it, as the
-    PostgreSQL tests do without a server."""
-    message = f"{what} is missing: {INSTALL}"
-    if os.environ.get("CI"):
-        pytest.fail(f"{message} (required in CI)", pytrace=False)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module."""
-    if not CHROMIUM.is_file():
-        _missing(str(CHROMIUM))
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @dataclass
