@@ -378,10 +378,7 @@ def _checked_leaves(store: EventStore, first: int, size: int, leaves: list[bytes
                 raise TypeError  # refused as not hexadecimal, as fromhex refuses it above
             prev_hash, expected = stored, expected + 1
     except (TypeError, ValueError):
-        raise LedgerAltered(
-            f"seq {expected}: the stored hash is not hexadecimal: the ledger was altered; run "
-            "`arbitru ledger verify`"
-        ) from None
+        raise LedgerAltered.not_hexadecimal(expected) from None
     if expected <= size:
         raise LedgerAltered(
             f"seq {expected} is missing: the ledger was altered; run `arbitru ledger verify`"

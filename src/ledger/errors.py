@@ -67,3 +67,12 @@ class LedgerAltered(CheckpointError):
     """The ledger no longer matches what a checkpoint signed, or its events no longer form
     an intact chain: nothing is signed or proved over it (`ledger.checkpoints`). Here, with
     the other errors, so that a command naming it in an `except` loads no database layer."""
+
+    @classmethod
+    def not_hexadecimal(cls, seq: int) -> LedgerAltered:
+        """A stored hash that is not hexadecimal (or missing), found by the full and the
+        incremental checks alike."""
+        return cls(
+            f"seq {seq}: the stored hash is not hexadecimal: the ledger was altered; run "
+            "`arbitru ledger verify`"
+        )

@@ -76,10 +76,7 @@ def check_since(store: EventStore, seq: int, hash: str) -> Head:
                 _check_content(row)
             prev_hash, expected = stored, expected + 1
     except (TypeError, ValueError):
-        raise LedgerAltered(
-            f"seq {expected}: the stored hash is not hexadecimal: the ledger was altered; run "
-            "`arbitru ledger verify`"
-        ) from None
+        raise LedgerAltered.not_hexadecimal(expected) from None
     if prev_hash is None:
         raise LedgerAltered(_missing(seq, seq))
     return Head(expected - 1, prev_hash)
