@@ -5,7 +5,6 @@ reason in `ledger_altered` (null when the check passes)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -204,46 +203,16 @@ def _write_page(
     write_whole([page.encode("utf-8")], html, target)
 
 
-_LISTED = ("GameCreated", "RackDrawn", "RoundClosed", "GameEnded")
-
-
 def list_command(db: DbOption = DEFAULT_URL, as_json: JsonOption = False) -> None:
     """The ledger's games: variant, round and status, as their events record them.
 
     A game's `round` is its last round drawn; its status is `ended`, `open` (that round is
     open), `closed` (it is closed) or `created` (no round drawn yet)."""
-    import sqlalchemy as sa
+    from pipelines.games.listing import games_listed
 
-    from ledger.database import read_transaction
-    from ledger.schema import events as e
-
-    games: dict[str, dict] = {}
     with store(db) as opened:
         altered = ledger_altered(opened)
-        with read_transaction(opened.engine) as connection:
-            rows = connection.execute(
-                sa.select(e.c.stream, e.c.type, e.c.payload)
-                .where(e.c.stream.like("game/%"), e.c.type.in_(_LISTED))
-                .order_by(e.c.seq)
-            ).all()
-    for stream, type_name, payload in rows:
-        payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
-        payload = payload if isinstance(payload, dict) else {}
-        game = games.setdefault(
-            stream,
-            {"game_id": stream.split("/", 1)[1], "stream": stream, "variant": None,
-             "title": None, "tournament_id": None, "round": 0, "status": "created"},
-        )  # fmt: skip
-        number = payload.get("round")
-        if type_name == "GameCreated":
-            game.update({k: payload.get(k) for k in ("variant", "title", "tournament_id")})
-        elif type_name == "RackDrawn" and isinstance(number, int) and number > game["round"]:
-            game.update({"round": number, "status": "open"})
-        elif type_name == "RoundClosed" and number == game["round"]:
-            game["status"] = "closed"
-        elif type_name == "GameEnded":
-            game["status"] = "ended"
-    listed = sorted(games.values(), key=lambda g: g["game_id"])
+        listed = games_listed(opened)
     with view_of(altered):
         if as_json:
             emit_json({"games": listed, "ledger_altered": altered})

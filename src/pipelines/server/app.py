@@ -67,12 +67,14 @@ def create_app(url: str = DEFAULT_URL) -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
-    problems.install(app)
+    from pipelines.server.pages.errors import problem_page
+
+    problems.install(app, page=problem_page)
     app.add_middleware(JsonBodies)  # inside BodyLimit: a body reaches it at most 64 KiB
     app.add_middleware(BodyLimit)
     for router in (games_api.router, ledger_api.router, accounts_api.router, live_api.router):
         app.include_router(router, prefix=API)
-    app.include_router(pages.router)  # HTML pages, outside the API and its OpenAPI document
+    pages.install(app)  # HTML pages, outside the API and its OpenAPI document
     return app
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 SESSION_COOKIE = "arbitru_session"
 _TOKEN_LONGEST = 256
+_SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def server_of(request: Request) -> Server:
@@ -55,6 +56,13 @@ def account_of(request: Request) -> str | None:
             )
     elif (session := request.cookies.get(SESSION_COOKIE)) and len(session) <= _TOKEN_LONGEST:
         account = account_for_session(store, session)
+        if account is not None and request.method not in _SAFE and not same_origin(request):
+            raise Problem(
+                403,
+                "a browser's session writes only from this site's pages (the request's Origin "
+                "is another site's); a program signs in with an API token",
+                "forbidden",
+            )
     request.state.account = account
     return account
 
@@ -142,3 +150,12 @@ def _forbidden(action: str) -> str:
         "ledger_events": "only auditors read the whole ledger",
     }
     return said.get(action, "your account has no role that allows this here")
+
+
+def same_origin(request: Request) -> bool:
+    """Whether the request's `Origin`, when the browser sent one, is this server's own (its
+    host as the request names it: behind a reverse proxy that ends TLS the schemes differ)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    return origin.partition("://")[2] == request.headers.get("host", "")

@@ -10,11 +10,12 @@ traceback: it is a 500 naming no internals, and the server's log has the rest.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.echo import echo
@@ -139,15 +140,21 @@ def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "the body"
 
 
-def install(app: FastAPI) -> None:
-    """Answer every error of `app` as problem details."""
+def install(app: FastAPI, page: Callable[[Request, Problem], Response] | None = None) -> None:
+    """Answer every error of `app` as problem details; outside the API (`/api/`), as the
+    `page` that shows a problem to a browser's reader, when one is given."""
+
+    def answer(request: Request, problem: Problem) -> Response:
+        if page is not None and not request.url.path.startswith("/api/"):
+            return page(request, problem)
+        return problem_response(problem, request.url.path)
 
     @app.exception_handler(Problem)
-    async def _problem(request: Request, exc: Problem) -> JSONResponse:
-        return problem_response(exc, request.url.path)
+    async def _problem(request: Request, exc: Problem) -> Response:
+        return answer(request, exc)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         errors = exc.errors()
         first = errors[0] if errors else {}
         where = _where(tuple(first.get("loc", ())))
@@ -158,23 +165,23 @@ def install(app: FastAPI) -> None:
             {"field": _where(tuple(e.get("loc", ()))), "message": e.get("msg", "")}
             for e in errors[:20]
         ]
-        return problem_response(Problem(422, detail, "invalid", errors=fields), request.url.path)
+        return answer(request, Problem(422, detail, "invalid", errors=fields))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "")
         problem = Problem(exc.status_code, detail, headers=dict(exc.headers or {}))
-        return problem_response(problem, request.url.path)
+        return answer(request, problem)
 
-    async def _refused(request: Request, exc: Exception) -> JSONResponse:
-        return problem_response(refusal(exc), request.url.path)
+    async def _refused(request: Request, exc: Exception) -> Response:
+        return answer(request, refusal(exc))
 
     for refused in (ServiceError, LedgerError, LimitError):
         app.add_exception_handler(refused, _refused)
 
-    async def _database(request: Request, exc: Exception) -> JSONResponse:
+    async def _database(request: Request, exc: Exception) -> Response:
         log.warning("the database did not answer %s %s: %s", request.method, request.url.path, exc)
-        return problem_response(_busy(), request.url.path)
+        return answer(request, _busy())
 
     from sqlalchemy.exc import OperationalError
     from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -183,7 +190,7 @@ def install(app: FastAPI) -> None:
         app.add_exception_handler(busy, _database)
 
     @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    async def _unexpected(request: Request, exc: Exception) -> Response:
         log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
         problem = Problem(
             500,
@@ -191,4 +198,4 @@ def install(app: FastAPI) -> None:
             "(it is then recorded once); the server's log says what failed",
             "internal",
         )
-        return problem_response(problem, request.url.path)
+        return answer(request, problem)

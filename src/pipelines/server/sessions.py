@@ -38,10 +38,20 @@ class SignIn(bodies.Body):
 def sign_in(request: Request, body: SignIn) -> JSONResponse:
     """`{"account","password"}` → 201 `{"account","name"}` and the session cookie; 401 for
     a wrong account or password (alike), 429 with `Retry-After` after too many failures."""
+    access(request, "sign_in")
+    account, name, session = signed_in(request, body.account, body.password)
+    answer = JSONResponse({"account": account, "name": name}, status_code=201)
+    keep_session(request, answer, session)
+    return answer
+
+
+def signed_in(request: Request, account: str, password: str) -> tuple[str, str, str]:
+    """The account, its name and a new session, for the right password (the API's sign-in
+    and the sign-in page's alike); a Problem otherwise: 401 for a wrong account or password,
+    429 with `Retry-After` after too many failures."""
     from pipelines.accounts.credentials import check_password, open_session
 
-    access(request, "sign_in")
-    account = body.account.strip().lower()
+    account = account.strip().lower()
     keys = [f"account:{account}", f"address:{_address(request)}"]
     wait = LIMITS.wait(keys)
     if wait is not None:
@@ -53,7 +63,7 @@ def sign_in(request: Request, body: SignIn) -> JSONResponse:
         )
     store = server_of(request).store
     roster = server_of(request).roster()
-    if not check_password(store, account, body.password) or not roster.exists(account):
+    if not check_password(store, account, password) or not roster.exists(account):
         LIMITS.failed(keys)
         raise Problem(
             401,
@@ -62,10 +72,11 @@ def sign_in(request: Request, body: SignIn) -> JSONResponse:
             headers={"WWW-Authenticate": "Bearer"},
         )
     LIMITS.succeeded(keys[0])
-    session = open_session(store, account)
-    answer = JSONResponse(
-        {"account": account, "name": roster.accounts[account].name}, status_code=201
-    )
+    return account, roster.accounts[account].name, open_session(store, account)
+
+
+def keep_session(request: Request, answer: Response, session: str) -> None:
+    """Set the session cookie on `answer`."""
     answer.set_cookie(
         SESSION_COOKIE,
         session,
@@ -75,23 +86,27 @@ def sign_in(request: Request, body: SignIn) -> JSONResponse:
         httponly=True,
         samesite="lax",
     )
-    return answer
 
 
 @router.delete("/sessions", status_code=204, summary="Sign out (ends the session)")
 def sign_out(request: Request) -> Response:
     """Ends the session of the cookie sent (if any) and clears the cookie."""
+    access(request, "sign_out")
+    answer = Response(status_code=204)
+    end_session(request, answer)
+    return answer
+
+
+def end_session(request: Request, answer: Response) -> None:
+    """End the session of the cookie sent (if any) and clear the cookie on `answer`."""
     from pipelines.accounts.credentials import close_session
 
-    access(request, "sign_out")
     session = request.cookies.get(SESSION_COOKIE)
     if session:
         close_session(server_of(request).store, session)
-    answer = Response(status_code=204)
     answer.delete_cookie(
         SESSION_COOKIE, path="/", secure=_over_https(request), httponly=True, samesite="lax"
     )
-    return answer
 
 
 def _over_https(request: Request) -> bool:

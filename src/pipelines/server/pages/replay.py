@@ -1,5 +1,5 @@
-"""The server's HTML pages, outside `/api/v1` and its OpenAPI document: a game's replay page
-(`GET /games/{game}/replay`), the same page `arbitru game replay GAME --html` writes.
+"""A game's replay page (`GET /games/{game}/replay`), the same page `arbitru game replay GAME
+--html` writes.
 
 The public sees the game up to its last closed round (an open round's slips are never shown
 to the public); the game's arbiters (and admins, auditors: whoever sees every slip) see it
@@ -18,9 +18,10 @@ from fastapi.responses import HTMLResponse
 
 from pipelines.server.callers import access, server_of
 from pipelines.server.game_paths import GameId, held_game
+from pipelines.server.pages.rendering import language
 from pipelines.server.problems import Problem
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter()
 
 PAGES_KEPT = 32
 """How many replay pages a process keeps made (each a few hundred kilobytes)."""
@@ -33,7 +34,7 @@ _lock = threading.Lock()
 def replay_page(
     request: Request,
     game: GameId,
-    lang: Annotated[str, Query(pattern="^(ro|en)$", description="The page's language.")] = "ro",
+    lang: Annotated[str | None, Query(pattern="^(ro|en)$")] = None,
 ) -> HTMLResponse:
     """The game's replay page: to its last closed round for the public, whole for the game's
     arbiters."""
@@ -41,6 +42,7 @@ def replay_page(
     from pipelines.pictures.replay_html import replay_page as page_of
     from pipelines.pictures.replay_steps import replay
 
+    lang = lang or language(request)
     store = server_of(request).store
     head = store.head()
     held = held_game(request, game)

@@ -1,0 +1,50 @@
+"""The home page (`/`): the ledger's games, each with the pages it has, and for a signed-in
+account the games it plays and arbitrates first in line (`Play`, `Console`)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from pipelines.server.callers import server_of
+from pipelines.server.pages.rendering import N_, language, render, signed_in_account, translated
+
+router = APIRouter()
+
+_VARIANTS = {
+    "duplicate": N_("Duplicate"),
+    "completiv": N_("Duplicate-completiv"),
+    "anticipation": N_("Anticipation with metagrams"),
+    "eliptic": N_("Eliptic"),
+}
+_STATUSES = {
+    "created": N_("Not started"),
+    "open": N_("Round open"),
+    "closed": N_("Round closed"),
+    "ended": N_("Ended"),
+}
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> HTMLResponse:
+    from pipelines.games.listing import games_listed
+
+    server = server_of(request)
+    account = signed_in_account(request)
+    games = games_listed(server.store, players=True)
+    roster = server.roster() if account is not None else None
+    for game in games:
+        game["plays"] = account is not None and account in game["players"]
+        game["arbitrates"] = roster is not None and bool(
+            roster.game_roles(account, game["game_id"], game["tournament_id"])
+            or roster.is_admin(account)
+        )
+    games.sort(key=lambda g: (not (g["plays"] or g["arbitrates"]), g["game_id"]))
+    lang = language(request)
+    return render(
+        request,
+        "home.html",
+        games=games,
+        variant_names={k: translated(lang, v) for k, v in _VARIANTS.items()},
+        status_names={k: translated(lang, v) for k, v in _STATUSES.items()},
+    )

@@ -1,0 +1,65 @@
+"""The pages' Romanian catalogues hold every message the templates and page modules show
+(extracted as `pybabel extract -F babel.cfg` would), each translated, none left over, none in
+two catalogues: a page never shows an English sentence to a Romanian reader by oversight."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+PAGES = files("pipelines.server.pages")
+
+
+def extracted() -> set[str]:
+    with PAGES.joinpath("babel.cfg").open() as config:
+        from babel.messages.frontend import parse_mapping_cfg
+
+        method_map, options_map = parse_mapping_cfg(config)
+    found = set()
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        str(PAGES), method_map, options_map
+    ):
+        found.add(message if isinstance(message, str) else message[0])
+    return found
+
+
+def catalogues() -> dict[str, dict[str, str]]:
+    held = {}
+    for po in sorted(PAGES.joinpath("locale", "ro").iterdir(), key=lambda f: f.name):
+        with po.open("rb") as source:
+            catalog = read_po(source, locale="ro")
+        held[po.name] = {m.id: m.string for m in catalog if m.id and not m.fuzzy}
+    return held
+
+
+def test_every_message_of_the_pages_is_translated_into_romanian() -> None:
+    translated = {m for held in catalogues().values() for m, text in held.items() if text}
+    assert sorted(extracted() - translated) == []
+
+
+def test_the_catalogues_hold_no_message_the_pages_no_longer_show() -> None:
+    held = {m for catalogue in catalogues().values() for m in catalogue}
+    assert sorted(held - extracted()) == []
+
+
+def test_no_message_is_in_two_catalogues() -> None:
+    seen: dict[str, str] = {}
+    twice = []
+    for name, catalogue in catalogues().items():
+        for message in catalogue:
+            if message in seen:
+                twice.append((message, seen[message], name))
+            seen[message] = name
+    assert twice == []
+
+
+def test_placeholders_are_kept_in_the_translation() -> None:
+    import re
+
+    for catalogue in catalogues().values():
+        for message, text in catalogue.items():
+            assert sorted(re.findall(r"%\(\w+\)s", message)) == sorted(
+                re.findall(r"%\(\w+\)s", text)
+            ), message
