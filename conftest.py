@@ -39,3 +39,22 @@ def paused():
             process.kill()
 
     return start
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium (Debian's, driven by Playwright) for the module."""
+    from tests.browser_helpers import CHROMIUM, missing
+
+    if not CHROMIUM.is_file():
+        missing(str(CHROMIUM))
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("Playwright")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -1,12 +1,11 @@
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import CHROMIUM, missing
 from game_cli_helpers import cli
 
 from pipelines.lexicons.cache import load_dictionary
@@ -75,20 +74,3 @@ def fsync_raising(monkeypatch) -> Callable[[str, BaseException], None]:
 def disk_full(fsync_raising) -> None:
     """Every output file written in the test meets a full disk (`fsync_raising`)."""
     fsync_raising("file", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module."""
-    if not CHROMIUM.is_file():
-        missing(str(CHROMIUM))
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("Playwright")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()

@@ -1,6 +1,6 @@
 """Debian's chromium for the pages' browser tests: where it is, and what a machine without it
-(or without Playwright) is told. The `browser` fixture (tests/pipelines/conftest.py) launches it
-once per module. Imported as a plain module: pytest puts this folder on sys.path."""
+(or without Playwright) is told. The `browser` fixture (the conftest.py at the top) launches it
+once per module."""
 
 from __future__ import annotations
 
