@@ -201,6 +201,20 @@ def replay_to(
     return Game(stream, version, stored[:count], tuple(history), state, altered)
 
 
+def at_last_close(store: EventStore, game: Game) -> GameState:
+    """`game` as the public may see it: as it is when no round is open, else as its last
+    closed round left it (as it was created, if none has closed). An open round's slips and
+    provisional scores would tell who found what before the round closes; what the public is
+    shown (the server's standings, the results pages, a tournament's table) stops before it."""
+    current = game.state.current
+    if current is None or current.closed:
+        return game.state
+    closed = [r.number for r in game.state.rounds if r.closed]
+    if closed:
+        return replay_to(store, game.stream, round_number=closed[-1]).state
+    return replay_to(store, game.stream, at=game.stored[0].seq).state
+
+
 def extended(game: Game, newer: Sequence[RecordedEvent]) -> Game:
     """`game` with the events recorded after it was read folded on: a game kept folded in
     memory caught up from its version. The new events are checked against their hashes as

@@ -38,7 +38,7 @@ from engine.games.events import GameAdded, PlayerRegistered, TournamentCreated
 from engine.games.payloads import EventDecodeError, decode_event
 from engine.games.projections import Standing, round_results, standings
 from ledger.catalogue import naming_problem
-from pipelines.games.service import load_game
+from pipelines.games.service import at_last_close, load_game
 from pipelines.season.ranking import Award, PointsTable
 
 if TYPE_CHECKING:
@@ -315,10 +315,12 @@ class Games:
     """Why the events of one of these games no longer give their hashes (replayed only)."""
 
 
-def game_standings(store: EventStore, game_ids: Iterable[str]) -> Games:
+def game_standings(store: EventStore, game_ids: Iterable[str], *, published: bool = False) -> Games:
     """These games, each replayed from its stream; a game added to a tournament but not
     (yet) in this ledger has no standings, nor has a stream whose GameCreated names another
-    game (`pipelines.games.stream_names`). A top is a round whose move scored the round's top."""
+    game (`pipelines.games.stream_names`). A top is a round whose move scored the round's top.
+    `published`: each game as the public sees it, up to its last closed round
+    (`pipelines.games.service.at_last_close`), an open round's provisional scores left out."""
     found, tops, variants, altered = {}, {}, {}, None
     for game_id in game_ids:
         game = load_game(store, game_id, must_exist=False)
@@ -328,8 +330,9 @@ def game_standings(store: EventStore, game_ids: Iterable[str]) -> Games:
         if misnamed or game.state.created is None:
             found[game_id] = ()
             continue
-        rounds = [round_results(game.state, r.number, submissions=False) for r in game.state.rounds]
-        found[game_id] = standings(game.state, rounds)
+        state = at_last_close(store, game) if published else game.state
+        rounds = [round_results(state, r.number, submissions=False) for r in state.rounds]
+        found[game_id] = standings(state, rounds)
         counted: dict[str, int] = {}
         for result in rounds:
             for player in result.players:
@@ -389,19 +392,23 @@ def results(
     *,
     recomputed: bool = False,
     tie_break: Sequence[str] = (),
+    published: bool = False,
 ) -> tuple[TournamentResult, ...]:
     """Each tournament with its standings: its games replayed from the ledger, or with
     `recomputed` read from the read models (fast; as fresh as the last recompute; no
-    tie-break by tops or best round)."""
+    tie-break by tops or best round); `published`: replayed to their last closed rounds, as
+    the public sees them (`game_standings`)."""
     if recomputed and set(tie_break) - {"solos"}:
         raise TournamentError(
             "the read models keep no tops nor round scores: break ties by them on the games "
             "replayed (recomputed=False)"
         )
-    source = recomputed_standings if recomputed else game_standings
     found = []
     for t in tournaments:
-        games = source(store, t.games)
+        if recomputed:
+            games = recomputed_standings(store, t.games)
+        else:
+            games = game_standings(store, t.games, published=published)
         ranked = tournament_standings(t, games.standings, games.tops, tie_break)
         variant = tournament_variant(t, games.variants)
         found.append(TournamentResult(t, ranked, variant, games.altered))

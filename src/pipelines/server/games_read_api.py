@@ -10,7 +10,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from engine.games.projections import position
-from pipelines.games.service import Game, replay_to
+from engine.games.state import GameState
+from pipelines.games.service import Game, at_last_close, replay_to
 from pipelines.games.shapes import position_json, results_json, standings_json, time_text
 from pipelines.server.access import Access
 from pipelines.server.callers import access, server_of
@@ -28,10 +29,16 @@ def read_game(request: Request, game: GameId) -> JSONResponse:
     and the version, also sent as the ETag (for `If-Match`)."""
     now_ = held_game(request, game)
     access(request, "read_game", game=now_)
+    return JSONResponse(game_json(now_), headers=etag(now_.version))
+
+
+def game_json(now_: Game) -> dict[str, Any]:
+    """The game now as anyone may read it (the API's `GET /games/{game}`, the pages' first
+    look): of an open round, its rack, its board and how many slips arrived, nothing more."""
     state = now_.state
     created = state.created
     current = state.current
-    body: dict[str, Any] = {
+    return {
         "game_id": now_.game_id,
         "stream": now_.stream,
         "variant": created.variant if created else None,
@@ -55,7 +62,6 @@ def read_game(request: Request, game: GameId) -> JSONResponse:
         "rounds_closed": sum(1 for r in state.rounds if r.closed),
         "ledger_altered": now_.altered,
     }
-    return JSONResponse(body, headers=etag(now_.version))
 
 
 @router.get("/games/{game}/rounds/{round}/submissions", summary="A round's slips")
@@ -102,27 +108,25 @@ def standings(request: Request, game: GameId) -> JSONResponse:
     them (an open round's scores are its arbiters' until it closes)."""
     held = held_game(request, game)
     at = access(request, "read_results", game=held)
-    state = held.state
-    if not at.sees_every_slip and state.current is not None and not state.current.closed:
-        state = _at_last_close(request, held)
+    state = held.state if at.sees_every_slip else public_state(request, held)
     document = standings_json(held.game_id, state)
     return JSONResponse({**document, "ledger_altered": held.altered}, headers=etag(held.version))
 
 
-def _at_last_close(request: Request, held: Game) -> Any:
-    """The game's state when its last closed round closed (when it was created, if none has):
-    a moment the ledger never changes, so each process folds it once per round."""
+def public_state(request: Request, held: Game) -> GameState:
+    """The game as the public sees it (`pipelines.games.service.at_last_close`): when a round
+    is open, as its last closed round left it, a moment the ledger never changes, so each
+    process folds it once per round."""
+    current = held.state.current
+    if current is None or current.closed:
+        return held.state
     closed = [r.number for r in held.state.rounds if r.closed]
     key = (held.stream, closed[-1] if closed else 0)
     cache = _closed_states(request)
     found = cache.get(key)
     if found is not None:
         return found
-    store = server_of(request).store
-    if closed:
-        found = replay_to(store, held.stream, round_number=closed[-1]).state
-    else:
-        found = replay_to(store, held.stream, at=held.stored[0].seq).state
+    found = at_last_close(server_of(request).store, held)
     cache[key] = found
     while len(cache) > _CLOSED_KEPT:  # the oldest first; another thread may evict too
         try:
@@ -136,7 +140,7 @@ _CLOSED_KEPT = 256
 """How many games' last-closed states a process keeps (the public's standings of open rounds)."""
 
 
-def _closed_states(request: Request) -> dict[tuple[str, int], Any]:
+def _closed_states(request: Request) -> dict[tuple[str, int], GameState]:
     state = request.app.state
     if not hasattr(state, "closed_states"):
         state.closed_states = {}
