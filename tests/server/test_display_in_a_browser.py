@@ -13,6 +13,7 @@ import pytest
 
 from tests.server.conftest import Server
 from tests.server.pages_helpers import reader
+from tests.server.test_display_page import the_room
 
 PROJECTOR = (1920, 1080)
 AT_ONCE_MS = 2000
@@ -21,10 +22,7 @@ AT_ONCE_MS = 2000
 
 @pytest.fixture(scope="module")
 def room(server: Server) -> Server:
-    server.account("boss", "Boss", "admin")
-    server.account("ana", "Ana Pop")
-    server.account("bob", "Bob Ionescu")
-    return server
+    return the_room(server)
 
 
 def posted(server: Server, account: str, path: str, body: dict) -> dict:
@@ -114,3 +112,45 @@ def test_the_results_page_reads_without_a_script(browser, room) -> None:
         public.assert_no_console_errors()
     finally:
         public.page.context.close()
+
+
+KEPT_STREAMS = """
+window.arbitruStreams = [];
+window.EventSource = class extends window.EventSource {
+  constructor(url, init) { super(url, init); window.arbitruStreams.push(this); }
+};
+"""
+"""Run before the page's script: every EventSource it opens is kept where a test can end it
+(as a dropped network would, or a server answering an error)."""
+
+
+def test_a_close_while_the_stream_is_down_is_shown_when_it_comes_back(browser, room) -> None:
+    game = "dropped"
+    posted(room, "boss", "/games", {"game_id": game, "players": ["ana", "bob"]})
+    posted(room, "boss", f"/games/{game}/rounds/1/draw", {"tiles": "ABEIRST"})
+    public = reader(browser, room, lang="en", viewport=PROJECTOR)
+    page = public.page
+    try:
+        page.add_init_script(KEPT_STREAMS)
+        public.open(f"/games/{game}/display")
+        page.evaluate("window.arbitruMarker = 'not reloaded'")
+        posted(room, "ana", f"/games/{game}/rounds/1/submissions", {"text": "H8: SARIT"})
+        text_is(page, "slips", "1")
+        page.route("**/live?**", lambda route: route.abort())  # the stream cannot come back yet
+        page.evaluate(
+            "() => { const s = window.arbitruStreams.at(-1);"
+            " s.close(); s.dispatchEvent(new Event('error')); }"
+        )
+        page.wait_for_selector("#live", state="visible", timeout=AT_ONCE_MS)
+        posted(room, "boss", f"/games/{game}/rounds/1/close", {})  # told while it is down
+        page.wait_for_function("window.arbitruStreams.length >= 2", timeout=10_000)
+        page.unroute("**/live?**")
+        page.wait_for_function(
+            "document.getElementById('results-title').textContent.trim() === 'Round 1 results'",
+            timeout=15_000,
+        )
+        assert page.locator("#top-move").inner_text() == "H8: SARIT"
+        page.wait_for_selector("#live", state="hidden", timeout=AT_ONCE_MS)
+        assert page.evaluate("window.arbitruMarker") == "not reloaded"
+    finally:
+        page.context.close()

@@ -16,12 +16,17 @@ NEW_TILE = "#ffd54a"
 """How the board picture fills the tiles of the last move (pipelines.pictures.board_svg)."""
 
 
-@pytest.fixture(scope="module")
-def room(server: Server) -> Server:
+def the_room(server: Server) -> Server:
+    """The room's accounts: an admin who draws and closes, two players."""
     server.account("boss", "Boss", "admin")
     server.account("ana", "Ana Pop")
     server.account("bob", "Bob Ionescu")
     return server
+
+
+@pytest.fixture(scope="module")
+def room(server: Server) -> Server:
+    return the_room(server)
 
 
 def new_round(server: Server, game: str, variant: str = "duplicate") -> httpx.Client:
