@@ -2,8 +2,9 @@
 follows a round live from the server's stream without a reload (a marker set on the window
 stays), the slips' count going up as slips arrive, the top, who found it and the standings
 shown within two seconds of the chief's close, the next round's rack and board when it is
-drawn; no console error; both languages. And the game's results page, read without a
-script. Screenshots: display.png (after a close), results.png."""
+drawn, the game's end; one screen that never scrolls; no console error; both languages; a
+close told while its stream is down is shown when the stream comes back. And the game's
+results page, read without a script. Screenshots: display.png (after a close), results.png."""
 
 from __future__ import annotations
 
@@ -91,7 +92,17 @@ def test_the_display_follows_a_round_live_without_a_reload(browser, room, lang) 
             arg=str(drawn["version"]),
             timeout=AT_ONCE_MS,
         )
+        posted(room, "boss", f"/games/{game}/rounds/2/close", {})
+        text_is(
+            page, "results-title", {"ro": "Rezultatele rundei 2", "en": "Round 2 results"}[lang]
+        )
+        posted(room, "boss", f"/games/{game}/end", {"reason": "the last round is played"})
+        page.wait_for_selector("#status", state="visible", timeout=AT_ONCE_MS)
         assert page.evaluate("window.arbitruMarker") == "not reloaded"
+        scrolled = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+        )
+        assert scrolled == list(PROJECTOR)  # one screen: the projector never scrolls
         public.assert_no_console_errors()
     finally:
         page.context.close()
