@@ -1,6 +1,7 @@
 """The pages' Romanian catalogues hold every message the templates and page modules show
 (extracted as `pybabel extract -F babel.cfg` would), each translated, none left over, none in
-two catalogues: a page never shows an English sentence to a Romanian reader by oversight."""
+two catalogues, and every reason code of the engine: a page never shows an English sentence
+to a Romanian reader by oversight."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from importlib.resources import files
 
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+
+from engine.problems import CODES
+from pipelines.server.pages.reasons import reason_text, reason_texts
 
 PAGES = files("pipelines.server.pages")
 
@@ -25,12 +29,15 @@ def extracted() -> set[str]:
     return found
 
 
-def catalogues() -> dict[str, dict[str, str]]:
+def catalogues(context: str | None = None) -> dict[str, dict[str, str]]:
+    """Each Romanian catalogue's translated messages of `context` (None: the pages' own)."""
     held = {}
     for po in sorted(PAGES.joinpath("locale", "ro").iterdir(), key=lambda f: f.name):
         with po.open("rb") as source:
             catalog = read_po(source, locale="ro")
-        held[po.name] = {m.id: m.string for m in catalog if m.id and not m.fuzzy}
+        held[po.name] = {
+            m.id: m.string for m in catalog if m.id and not m.fuzzy and m.context == context
+        }
     return held
 
 
@@ -63,3 +70,16 @@ def test_placeholders_are_kept_in_the_translation() -> None:
             assert sorted(re.findall(r"%\(\w+\)s", message)) == sorted(
                 re.findall(r"%\(\w+\)s", text)
             ), message
+
+
+def test_every_reason_code_of_the_engine_has_its_romanian_text_and_no_other() -> None:
+    reasons = {m: text for held in catalogues("reason").values() for m, text in held.items()}
+    assert sorted(set(CODES) ^ {m for m, text in reasons.items() if text}) == []
+
+
+def test_a_reason_reads_in_romanian_and_in_the_engines_english() -> None:
+    assert reason_text("late", "ro") == "primită după termenul rundei"
+    assert reason_text("late", "en") == CODES["late"]
+    said = "VARZ is not in the game's dictionary"
+    assert reason_text("not_in_dictionary", "en", said) == said
+    assert reason_texts("ro")["not_in_dictionary"].startswith("un cuvânt format nu este")
