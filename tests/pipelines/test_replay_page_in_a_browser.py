@@ -233,6 +233,10 @@ def test_the_page_speaks_the_language_asked_for(
     assert heads[0] == words["columns"]["rank"]
     legend = opened.page.locator("#boards .board:not([hidden]) svg text").all_text_contents()
     assert words["legend"]["last_move"] in legend
+    opened.go_to(_seqs(ledger, "hd1")["RoundClosed"][0])
+    unreadable = {"ro": "textul nu se poate citi ca mutare", "en": "expected a coordinate"}
+    statuses = opened.page.locator("#submissions td.status").all_inner_texts()
+    assert any(unreadable[lang] in status for status in statuses), statuses  # cri's slip
     opened.clean()
     opened.page.close()
 

@@ -11,7 +11,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from engine.problems import CODES
-from pipelines.server.pages.reasons import reason_text, reason_texts
+from pipelines.pictures.reasons import reason_text, reason_texts
 
 PAGES = files("pipelines.server.pages")
 
@@ -29,10 +29,10 @@ def extracted() -> set[str]:
     return found
 
 
-def catalogues(context: str | None = None) -> dict[str, dict[str, str]]:
+def catalogues(context: str | None = None, where=PAGES) -> dict[str, dict[str, str]]:
     """Each Romanian catalogue's translated messages of `context` (None: the pages' own)."""
     held = {}
-    for po in sorted(PAGES.joinpath("locale", "ro").iterdir(), key=lambda f: f.name):
+    for po in sorted(where.joinpath("locale", "ro").iterdir(), key=lambda f: f.name):
         with po.open("rb") as source:
             catalog = read_po(source, locale="ro")
         held[po.name] = {
@@ -73,7 +73,8 @@ def test_placeholders_are_kept_in_the_translation() -> None:
 
 
 def test_every_reason_code_of_the_engine_has_its_romanian_text_and_no_other() -> None:
-    reasons = {m: text for held in catalogues("reason").values() for m, text in held.items()}
+    held = catalogues("reason", files("pipelines.pictures")).values()
+    reasons = {m: text for catalogue in held for m, text in catalogue.items()}
     assert sorted(set(CODES) ^ {m for m, text in reasons.items() if text}) == []
 
 

@@ -5,7 +5,9 @@ game one JSON document (`pipelines.pictures.replay_steps`), and a small script o
 
 The page's words come from a catalogue per language (`replay-ro.toml`, the default, and
 `replay-en.toml`), data read with the standard library's `tomllib`: no gettext toolchain to
-compile catalogues with, and the same keys in both files (a test holds them equal). Recorded
+compile catalogues with, and the same keys in both files (a test holds them equal). Why a slip
+does not count is said by its code, in Romanian from the catalogue the server's pages share
+(`pipelines.pictures.reasons`), in English by the engine's own message. Recorded
 texts (names, slips) reach the page only as JSON, which the script puts in as text, never as
 markup; the JSON is written so that nothing in it can end its `<script>` element.
 """
@@ -19,6 +21,7 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
+from pipelines.pictures.reasons import reason_texts
 from pipelines.pictures.replay_steps import Replay
 
 LANGUAGES = ("ro", "en")
@@ -81,7 +84,8 @@ def replay_page(
     title = words["title"].replace("{game}", document["game_id"])
     if document.get("title"):
         title += f" · {document['title']}"
-    data = {**document, "messages": words, "start": opening, "player": player}
+    reasons = reason_texts(lang) if lang != "en" else {}
+    data = {**document, "messages": words, "reasons": reasons, "start": opening, "player": player}
     boards = "\n".join(
         f'<div class="board" data-board="{i}" hidden>\n{svg}</div>'
         for i, svg in enumerate(replay.boards)

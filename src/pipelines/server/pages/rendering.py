@@ -3,7 +3,10 @@ reader's language, with what every page shows (who is signed in, the language sw
 form token).
 
 The words are English in the templates and Python (`_("…")`, `N_("…")`), and Romanian in
-the catalogues (`pipelines.server.pages.catalogues`).
+gettext catalogues beside this module (`locale/ro/*.po`, one per page; read as
+`pipelines.pictures.catalogues` reads them). A test extracts every message from the templates
+and page modules (`babel.cfg`) and holds the catalogues to them: each translated, none left
+over.
 
 The language is Romanian unless the reader asks otherwise: `?lang=en` (which the switch on
 every page links to, and which a cookie then keeps), else the cookie, else the first of ours
@@ -19,10 +22,12 @@ from typing import TYPE_CHECKING, Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
-from pipelines.server.pages.catalogues import LANGUAGES, translations
-from pipelines.server.pages.reasons import reason_text
+from pipelines.pictures.catalogues import LANGUAGES
+from pipelines.pictures.catalogues import translations as catalogues_of
+from pipelines.pictures.reasons import reason_text
 
 if TYPE_CHECKING:
+    from babel.support import NullTranslations
     from jinja2 import Environment
 
 LANGUAGE_NAMES = {"ro": "Română", "en": "English"}
@@ -80,6 +85,11 @@ def environment(lang: str) -> Environment:
     made.globals["LANGUAGES"] = LANGUAGES
     made.globals["LANGUAGE_NAMES"] = LANGUAGE_NAMES
     return made
+
+
+def translations(lang: str) -> NullTranslations:
+    """The pages' catalogues in `lang`."""
+    return catalogues_of("pipelines.server.pages", lang)
 
 
 def N_(message: str) -> str:

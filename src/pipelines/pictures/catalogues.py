@@ -1,7 +1,8 @@
-"""The pages' Romanian: gettext catalogues (`locale/ro/*.po`, one per page, merged), read with
-Babel when a process first makes a page, so that there is no compiled `.mo` file to keep in
-step and no build step. A test extracts every message from the templates and page modules
-(`babel.cfg`) and holds the catalogues to them: each translated, none left over."""
+"""Romanian for what people read: gettext catalogues (`locale/ro/*.po` beside the package that
+shows the texts, one per page or subject, merged), read with Babel the first time a process
+needs them, so that there is no compiled `.mo` file to keep in step and no build step. The
+server's pages have theirs (`pipelines.server.pages`); the reasons a slip does not count are
+here, for the pages and the replay file alike (`pipelines.pictures.reasons`)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ if TYPE_CHECKING:
     from babel.support import NullTranslations
 
 LANGUAGES = ("ro", "en")
-"""The pages' languages, the default first."""
+"""The languages people read Arbitru in, the default first (the texts are written in English,
+so English has no catalogue)."""
 
 
 @cache
-def translations(lang: str) -> NullTranslations:
-    """The catalogues of `lang` merged (none for English: the messages are English)."""
+def translations(package: str, lang: str) -> NullTranslations:
+    """The catalogues of `lang` beside `package` merged (none for English)."""
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
     from babel.support import NullTranslations, Translations
@@ -27,7 +29,7 @@ def translations(lang: str) -> NullTranslations:
     if lang == "en":
         return NullTranslations()
     merged: Translations | None = None
-    folder = files("pipelines.server.pages").joinpath("locale", lang)
+    folder = files(package).joinpath("locale", lang)
     for po in sorted(folder.iterdir(), key=lambda f: f.name):
         if not po.name.endswith(".po"):
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.problems import CODES
-from pipelines.server.pages.catalogues import translations
+from pipelines.pictures.catalogues import translations
 
 _CONTEXT = "reason"
 
@@ -20,7 +20,7 @@ def reason_text(code: str, lang: str, said: str | None = None) -> str:
     """The reason `code` in `lang`: in English `said` (the problem's own message) or the
     engine's; else the catalogue's, falling back to English for a code it lacks."""
     if lang != "en":
-        translated = translations(lang).pgettext(_CONTEXT, code)
+        translated = translations("pipelines.pictures", lang).pgettext(_CONTEXT, code)
         if translated != code:
             return translated
     return said or CODES.get(code, code)
@@ -29,5 +29,5 @@ def reason_text(code: str, lang: str, said: str | None = None) -> str:
 @cache
 def reason_texts(lang: str) -> dict[str, str]:
     """Every reason in `lang`, by code: what a page's script is handed to show the codes the
-    API answers with."""
+    API answers with, and the replay file the codes of its slips."""
     return {code: reason_text(code, lang) for code in CODES}
