@@ -19,6 +19,12 @@ LANGUAGES = ("ro", "en")
 so English has no catalogue)."""
 
 
+def N_(message: str) -> str:
+    """Mark `message` for the catalogue where it is written (a table of words) and translate
+    it where it is shown."""
+    return message
+
+
 @cache
 def translations(package: str, lang: str) -> NullTranslations:
     """The catalogues of `lang` beside `package` merged (none for English)."""
