@@ -5,12 +5,12 @@ its Romanian text: no page shows an English sentence to a Romanian reader by ove
 
 from __future__ import annotations
 
+import configparser
 import re
 from importlib.resources import files
 
 import pytest
 from babel.messages.extract import extract_from_dir
-from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from engine.problems import CODES
@@ -21,13 +21,15 @@ PACKAGES = ["pipelines.server.pages", "pipelines.pictures"]
 
 def extracted(package: str) -> set[str]:
     where = files(package)
-    with where.joinpath("babel.cfg").open() as config:
-        method_map, options_map = parse_mapping_cfg(config)
+    config = configparser.ConfigParser()
+    config.read_string(where.joinpath("babel.cfg").read_text("utf-8"))
+    method_map = []
+    for section in config.sections():  # `[method: pattern]`, as pybabel reads it
+        method, _, pattern = section.partition(":")
+        method_map.append((pattern.strip(), method.strip()))
     return {
         message if isinstance(message, str) else message[0]
-        for _file, _line, message, _comments, _context in extract_from_dir(
-            str(where), method_map, options_map
-        )
+        for _file, _line, message, _comments, _context in extract_from_dir(str(where), method_map)
     }
 
 
