@@ -85,6 +85,8 @@ def test_after_the_close_the_display_shows_the_top_who_found_it_and_the_standing
     ana = next(p for p in results["players"] if p["player_id"] == "ana")
     assert table_rows(html, "round-table")[0] == ["Ana Pop", str(ana["total"])]
     assert table_rows(html, "standings")[0] == ["1", "Ana Pop", str(ana["total"])]
+    bob = table_rows(display(room, "d2", lang="ro"), "round-table")[1]
+    assert bob[0] == "Bob Ionescu jucătorul nu a trimis nimic în această rundă"  # why: 0
     picture = board(room, "d2")
     assert picture.headers["content-type"].startswith("image/svg+xml")
     assert picture.text.count(NEW_TILE) == 1 + len(results["top"]["tiles"])  # and the legend

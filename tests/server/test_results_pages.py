@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from ledger import EventStore, NewEvent
+from pipelines.pictures.reasons import reason_text
 from tests.server.conftest import Server, arbitru_command
 from tests.server.html_tables import table_rows, text_of
 
@@ -127,8 +128,10 @@ def test_a_games_page_shows_the_figures_of_game_table(ledger) -> None:
     assert first_round[4].startswith(", ".join(found))
     for row in table["players"]:
         for cell in row["rounds"]:
-            if cell["message"]:  # why a round scored nothing, said under the table
-                assert f"{row['name']}, runda {cell['round']}: {cell['message']}" in html
+            if cell["code"]:  # why a round scored nothing, said under the table
+                why = reason_text(cell["code"], "ro", cell["message"])
+                assert f"{row['name']}, runda {cell['round']}: {why}" in html
+    assert "un cuvânt format nu este în dicționarul jocului" in html  # SERAT, in Romanian
     assert "<script" not in html  # a plain page: it needs no script
 
 

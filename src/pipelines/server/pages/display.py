@@ -23,6 +23,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from pipelines.games.shapes import results_json, standings_json
+from pipelines.pictures.reasons import reason_texts
 from pipelines.server.callers import access
 from pipelines.server.game_paths import GameId, held_game
 from pipelines.server.games_read_api import game_json, public_state
@@ -58,6 +59,7 @@ def display_page(request: Request, game: GameId) -> HTMLResponse:
         "anticipation": anticipation,
         "results_round": closed[-1] if closed else None,
         "lang": language(request),
+        "reasons": {} if language(request) == "en" else reason_texts(language(request)),
     }
     return render(
         request,
@@ -87,6 +89,7 @@ def round_table(document: dict[str, Any]) -> dict[str, Any]:
                 "name": names[p["player_id"]],
                 "total": p["total"],
                 "mark": "solo" if p["solo"] else ("top" if p["player_id"] in found else None),
+                "code": p["code"],
                 "message": p["message"],
             }
             for p in rows

@@ -9,7 +9,7 @@
 
 Both show what the public may see, whoever reads them: every game up to its last closed round
 (`pipelines.games.service.at_last_close`), an open round's provisional scores left out. A
-score of zero says why (the engine's reason, in English until the pages translate the codes).
+score of zero says why (the engine's reason, in the reader's language).
 """
 
 from __future__ import annotations
@@ -97,14 +97,14 @@ def grid_of(table: GameTable) -> list[tuple[Any, list[Any]]]:
     return found
 
 
-def reasons_of(table: GameTable) -> list[tuple[str, int, str]]:
-    """Why a player's round scores nothing (or less), said under the table: player, round,
-    the engine's message."""
+def reasons_of(table: GameTable) -> list[tuple[str, int, str, str | None]]:
+    """Why a player's round scores nothing, said under the table: player, round, the reason's
+    code and the engine's own message (the page says it in the reader's language)."""
     return [
-        (row.name or row.player_id or "", cell.round, cell.message)
+        (row.name or row.player_id or "", cell.round, cell.code, cell.message)
         for row in table.players
         for cell in row.cells
-        if cell.message
+        if cell.code
     ]
 
 

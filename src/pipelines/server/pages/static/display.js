@@ -99,7 +99,8 @@
     });
     fillBody("round-table", players.map(function (p) {
       var mark = p.solo ? "solo" : (found.indexOf(p.player_id) >= 0 ? "top" : "");
-      return row([{ text: names[p.player_id], note: p.message },
+      var why = p.code ? (data.reasons[p.code] || p.message) : null; /* in the page's language */
+      return row([{ text: names[p.player_id], note: why },
                   { text: String(p.total), number: true }], mark);
     }));
     byId("results").hidden = false;
