@@ -56,9 +56,7 @@ def test_a_player_previews_sends_and_follows_the_round_live(browser, server, pla
         assert ana.page.locator("#countdown").is_visible()
         ana.page.focus("#slip")
         ana.page.keyboard.type("H8: VARZA")
-        ana.page.wait_for_function(
-            "document.querySelectorAll('#board .preview-tile').length === 5"
-        )
+        ana.page.wait_for_function("document.querySelectorAll('#board .preview-tile').length === 5")
         squares = ana.page.eval_on_selector_all(
             "#board .preview-tile", "tiles => tiles.map(t => t.dataset.square)"
         )
