@@ -173,3 +173,39 @@ def test_the_preview_is_refused_to_the_public_and_to_other_players(site) -> None
     assert preview(httpx.Client(base_url=site), "H8: VARZA").status_code == 401
     assert preview(signed_in(site, "cid"), "H8: VARZA").status_code == 403
     assert preview(signed_in(site, "bob"), "H8: VARZA", player="ana").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("variant", "rack", "replacement", "slip"),
+    [
+        ("completiv", "UCATOR", None, "H4: [J]UCATOR"),
+        ("anticipation", "ABEIRST", "-B+Bo", "H8: SERBoATI"),
+        ("eliptic", "JUCATORI", None, "H4: JUCATOR"),
+    ],
+)
+def test_each_variant_previews_the_score_its_round_then_gives(
+    site, server, variant, rack, replacement, slip
+) -> None:
+    """The preview judges as the variant does: completiv's letter from the stock, anticipation's
+    replacement (sent with the page's plain form) and own board, eliptic's rack of 8."""
+    game = f"v-{variant}"
+    chief = server.client("chief")
+    made = chief.post("/games", json={"game_id": game, "variant": variant, "players": ["ana"]})
+    assert made.status_code == 201, made.text
+    assert chief.post(f"/games/{game}/rounds/1/draw", json={"tiles": rack}).status_code == 201
+    ana = signed_in(site, "ana")
+    if replacement is not None:
+        page = ana.get(f"/games/{game}/play")
+        assert 'id="replacement"' in page.text
+        token = re.search(r'name="form_token" value="([^"]+)"', page.text)[1]
+        fields = {"form_token": token, "round": "1", "kind": "replacement", "text": replacement}
+        declared = ana.post(f"/games/{game}/play", data=fields)
+        assert declared.status_code == 303, declared.text
+        assert "-B+Bo" in ana.get(declared.headers["location"]).text
+    shown = ana.post(f"/api/v1/games/{game}/rounds/1/preview", json={"text": slip}).json()
+    assert shown["problems"] == [] and shown["score"] > 0
+    sent = ana.post(f"/api/v1/games/{game}/rounds/1/submissions", json={"text": slip})
+    assert sent.status_code == 201, sent.text
+    assert chief.post(f"/games/{game}/rounds/1/close", json={}).status_code == 201
+    results = chief.get(f"/games/{game}/rounds/1/results").json()
+    assert results["players"][0]["score"] == shown["score"]
