@@ -41,6 +41,14 @@ def paused():
     return start
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that opens a page in Chromium is marked `browser`, so that CI runs it once
+    (the pages' server side is tested again at the dependency floors without a browser)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium (Debian's, driven by Playwright) for the module."""

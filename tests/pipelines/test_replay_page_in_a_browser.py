@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -233,29 +232,24 @@ def test_the_page_speaks_the_language_asked_for(
     assert heads[0] == words["columns"]["rank"]
     legend = opened.page.locator("#boards .board:not([hidden]) svg text").all_text_contents()
     assert words["legend"]["last_move"] in legend
+    opened.go_to(_seqs(ledger, "hd1")["RoundClosed"][0])
+    unreadable = {"ro": "textul nu se poate citi ca mutare", "en": "expected a coordinate"}
+    statuses = opened.page.locator("#submissions td.status").all_inner_texts()
+    assert any(unreadable[lang] in status for status in statuses), statuses  # cri's slip
     opened.clean()
     opened.page.close()
 
 
 def _catalogue(lang: str) -> dict[str, Any]:
-    root = Path(__file__).resolve().parents[2]
-    path = root / "src" / "pipelines" / "pictures" / f"replay-{lang}.toml"
-    return tomllib.loads(path.read_text(encoding="utf-8"))
+    from pipelines.pictures.replay_html import messages
+
+    return messages(lang)
 
 
-def _keys(catalogue: dict[str, Any], prefix: str = "") -> set[str]:
-    found = set()
-    for key, value in catalogue.items():
-        found |= _keys(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key}
-    return found
-
-
-def test_both_catalogues_hold_the_same_words_and_every_event_type() -> None:
+def test_the_words_name_every_event_type() -> None:
     from ledger.catalogue import STREAM_KINDS
 
-    ro, en = _catalogue("ro"), _catalogue("en")
-    assert _keys(ro) == _keys(en)
-    assert set(ro["events"]) == set(STREAM_KINDS["game"].types)
+    assert set(_catalogue("ro")["events"]) == set(STREAM_KINDS["game"].types)
 
 
 def test_the_anticipation_selector_shows_each_players_own_board(

@@ -37,11 +37,14 @@
     return shown.join("; ");
   }
   function status(s) {
-    var problems = s.problems.map(function (p) { return p.message; });
+    var problems = s.problems.map(function (p) { return reason(p.code, p.message); });
     var named = m.status[s.status];
     if (named) { return problems.length && s.status !== "counted" ? named + ": " + problems.join("; ") : named; }
     return problems.length ? problems.join("; ") : s.status;
   }
+
+  // Why a slip does not count: in Romanian from the catalogue, else the engine's own words.
+  function reason(code, said) { return (code && data.reasons[code]) || said; }
 
   function showResults(step) {
     var body = document.querySelector("#submissions tbody");
@@ -80,7 +83,7 @@
           cell(tr, "", "move");
           cell(tr, "", "points number");
           cell(tr, extra.join("; "), "detail");
-          cell(tr, player.code === "no_submission" ? m.no_submission : player.message || m.no_submission, "status");
+          cell(tr, player.code === "no_submission" ? m.no_submission : reason(player.code, player.message) || m.no_submission, "status");
           tr.className = "zero";
         } else {
           tr.setAttribute("data-seq", s.seq === null ? "" : s.seq);

@@ -3,26 +3,25 @@ self-contained HTML file that fetches nothing. Every board is inline SVG, the mo
 game one JSON document (`pipelines.pictures.replay_steps`), and a small script of our own
 (`replay.js`, beside this module) shows the one the slider or the arrow keys choose.
 
-The page's words come from a catalogue per language (`replay-ro.toml`, the default, and
-`replay-en.toml`), data read with the standard library's `tomllib`: no gettext toolchain to
-compile catalogues with, and the same keys in both files (a test holds them equal). Recorded
-texts (names, slips) reach the page only as JSON, which the script puts in as text, never as
+The page's words are English in `replay_words` and Romanian (the default) in the catalogue
+`locale/ro/replay.po`, as the server's pages keep theirs (`pipelines.pictures.catalogues`); why
+a slip does not count is said by its code (`pipelines.pictures.reasons`). Recorded texts
+(names, slips) reach the page only as JSON, which the script puts in as text, never as
 markup; the JSON is written so that nothing in it can end its `<script>` element.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
 from functools import cache
 from html import escape
 from importlib.resources import files
 from typing import Any
 
+from pipelines.pictures.catalogues import LANGUAGES, translations
+from pipelines.pictures.reasons import reason_texts
 from pipelines.pictures.replay_steps import Replay
-
-LANGUAGES = ("ro", "en")
-"""The page's languages, the default first."""
+from pipelines.pictures.replay_words import WORDS
 
 STYLE = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 1em; color: #111; background: #fff; }
@@ -48,11 +47,15 @@ footer { margin-top: 1.5em; word-break: break-all; }
 
 @cache
 def messages(lang: str) -> dict[str, Any]:
-    """The page's words in `lang` (one of LANGUAGES), read from its catalogue."""
+    """The page's words in `lang` (one of LANGUAGES): `replay_words.WORDS` translated."""
     if lang not in LANGUAGES:
         raise ValueError(f"no replay page in {lang!r}: choose one of {', '.join(LANGUAGES)}")
-    text = files("pipelines.pictures").joinpath(f"replay-{lang}.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    say = translations("pipelines.pictures", lang).gettext
+
+    def words(table: dict[str, Any]) -> dict[str, Any]:
+        return {k: words(v) if isinstance(v, dict) else say(v) for k, v in table.items()}
+
+    return {"lang": lang, **words(WORDS)}
 
 
 def _script() -> str:
@@ -81,7 +84,8 @@ def replay_page(
     title = words["title"].replace("{game}", document["game_id"])
     if document.get("title"):
         title += f" · {document['title']}"
-    data = {**document, "messages": words, "start": opening, "player": player}
+    reasons = reason_texts(lang) if lang != "en" else {}
+    data = {**document, "messages": words, "reasons": reasons, "start": opening, "player": player}
     boards = "\n".join(
         f'<div class="board" data-board="{i}" hidden>\n{svg}</div>'
         for i, svg in enumerate(replay.boards)

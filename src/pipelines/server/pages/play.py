@@ -26,9 +26,11 @@ from markupsafe import Markup
 
 from engine.games.projections import position
 from engine.games.state import GameState, RoundState
+from engine.problems import CODES
 from pipelines.games.preview import where_played
 from pipelines.games.service import Game
 from pipelines.games.shapes import results_json, time_text
+from pipelines.pictures.reasons import reason_text, reason_texts
 from pipelines.server.game_paths import GameId, held_game
 from pipelines.server.pages.forms import posted_form
 from pipelines.server.pages.home import _VARIANTS
@@ -72,7 +74,10 @@ async def send(request: Request, game: GameId) -> Response:
     except Exception as exc:  # what the API would answer as a problem, said on the page
         refused = refusal(exc)  # anything else is raised again: the server's error page
         held = held_game(request, game)
-        page = _page(request, held, account, None, typed=text, problem=refused.detail)
+        said = refused.detail
+        if refused.code in CODES:  # the engine's reason (late, round_closed...), translated
+            said = reason_text(refused.code, language(request), refused.detail)
+        page = _page(request, held, account, None, typed=text, problem=said)
         return render(request, "play.html", status=refused.status, **page)
     seq = int(_json(answer)["seq"])
     return RedirectResponse(f"/games/{quote(game)}/play?receipt={seq}", status_code=303)
@@ -183,6 +188,8 @@ def _page(
             "margin": MARGIN,
             "size": board.size,
             "words": _script_words(lang),
+            # the reasons a slip cannot be placed, by code (in English: the API's own words)
+            "reasons": reason_texts(lang) if lang != "en" else {},
         },
     }
 

@@ -2,11 +2,11 @@
 reader's language, with what every page shows (who is signed in, the language switch, the
 form token).
 
-The words are English in the templates and Python (`_("…")`), and Romanian in gettext
-catalogues (`locale/ro/*.po`, one per page, merged), read with Babel when a process first
-renders a page: no compiled `.mo` file to keep in step, no build step. A test extracts every
-message from the templates and page modules and holds the catalogue to them (each
-translated, none left over).
+The words are English in the templates and Python (`_("…")`, `N_("…")`), and Romanian in
+gettext catalogues beside this module (`locale/ro/*.po`, one per page; read as
+`pipelines.pictures.catalogues` reads them). A test extracts every message from the templates
+and page modules (`babel.cfg`) and holds the catalogues to them: each translated, none left
+over.
 
 The language is Romanian unless the reader asks otherwise: `?lang=en` (which the switch on
 every page links to, and which a cookie then keeps), else the cookie, else the first of ours
@@ -17,19 +17,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
-from importlib.resources import files
-from io import BytesIO
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
+from pipelines.pictures.catalogues import LANGUAGES
+from pipelines.pictures.catalogues import translations as catalogues_of
+from pipelines.pictures.reasons import reason_text
+
 if TYPE_CHECKING:
     from babel.support import NullTranslations
     from jinja2 import Environment
-
-LANGUAGES = ("ro", "en")
-"""The pages' languages, the default first."""
 
 LANGUAGE_NAMES = {"ro": "Română", "en": "English"}
 """Each language by its own name, as the switch shows it."""
@@ -68,30 +67,6 @@ def _preferred(header: str) -> str:
 
 
 @cache
-def translations(lang: str) -> NullTranslations:
-    """The catalogues of `lang` merged (none for English: the messages are English)."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    from babel.support import NullTranslations, Translations
-
-    if lang == "en":
-        return NullTranslations()
-    merged: Translations | None = None
-    folder = files("pipelines.server.pages").joinpath("locale", lang)
-    for po in sorted(folder.iterdir(), key=lambda f: f.name):
-        if not po.name.endswith(".po"):
-            continue
-        with po.open("rb") as source:
-            catalog = read_po(source, locale=lang)
-        compiled = BytesIO()
-        write_mo(compiled, catalog)
-        compiled.seek(0)
-        one = Translations(compiled)
-        merged = one if merged is None else merged.merge(one)
-    return merged if merged is not None else NullTranslations()
-
-
-@cache
 def environment(lang: str) -> Environment:
     """The templates in `lang` (one environment per language, made once per process)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -106,9 +81,15 @@ def environment(lang: str) -> Environment:
     )
     made.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
     made.filters["when"] = lambda moment: when(moment, lang)
+    made.filters["reason"] = lambda code, said=None: reason_text(code, lang, said)
     made.globals["LANGUAGES"] = LANGUAGES
     made.globals["LANGUAGE_NAMES"] = LANGUAGE_NAMES
     return made
+
+
+def translations(lang: str) -> NullTranslations:
+    """The pages' catalogues in `lang`."""
+    return catalogues_of("pipelines.server.pages", lang)
 
 
 def N_(message: str) -> str:

@@ -121,7 +121,7 @@
     }
     byId("preview-score").textContent = refused ? "" : fill(words.score, { points: body.score });
     byId("preview-problems").textContent = refused ? words.cannot + " " +
-      body.problems.map(function (p) { return p.message; }).join("; ") : "";
+      body.problems.map(function (p) { return data.reasons[p.code] || p.message; }).join("; ") : "";
     byId("preview").hidden = false;
   }
 
