@@ -197,6 +197,7 @@ def test_each_variant_previews_the_score_its_round_then_gives(
     if replacement is not None:
         page = ana.get(f"/games/{game}/play")
         assert 'id="replacement"' in page.text
+        assert '<span class="rack" id="stock">??</span>' in page.text  # the two jokers
         token = re.search(r'name="form_token" value="([^"]+)"', page.text)[1]
         fields = {"form_token": token, "round": "1", "kind": "replacement", "text": replacement}
         declared = ana.post(f"/games/{game}/play", data=fields)

@@ -173,6 +173,7 @@ def _page(
         "player": player,
         "round": _round_shown(rnd),
         "rack": rack,
+        "stock": _stock(state, open_round, player) if variant == "anticipation" else None,
         "board_svg": Markup(svg),  # our own SVG: every text in it escaped
         "slips": _slips(rnd, player, stored) if rnd is not None else [],
         "receipt": _receipt(held, player, receipt),
@@ -192,6 +193,17 @@ def _page(
             "reasons": reason_texts(lang) if lang != "en" else {},
         },
     }
+
+
+def _stock(state: GameState, rnd: RoundState | None, player: str) -> str | None:
+    """Anticipation: the two tiles of the player's stock they play the open round with."""
+    from engine.games.anticipation_rules import holdings, sheet_of
+    from engine.games.state import PlayerRound
+
+    if rnd is None:
+        return None
+    mine = rnd.players.get(player) or PlayerRound(player)
+    return holdings(rnd, sheet_of(state, player), mine)[1]
 
 
 def _round_shown(rnd: RoundState | None) -> dict[str, Any] | None:

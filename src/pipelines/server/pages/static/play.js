@@ -69,6 +69,17 @@
     timer = setInterval(tick, 1000);
   }
 
+  /* Recorded times in the reader's own time zone (the page says them in UTC). */
+  function localTimes() {
+    var times = document.querySelectorAll("#play time[datetime]");
+    Array.prototype.forEach.call(times, function (time) {
+      var moment = new Date(time.getAttribute("datetime"));
+      if (!isNaN(moment.getTime())) {
+        time.textContent = moment.toLocaleString(document.documentElement.lang);
+      }
+    });
+  }
+
   /* The preview: tiles drawn on the board, the score and its words beside it. */
   function clearPreview() {
     var drawn = document.querySelectorAll("#board .preview-tile");
@@ -206,6 +217,7 @@
           if (byId("part")) { byId("part").value = String(chosen); }
         }
         if (focused && byId(focused)) { byId(focused).focus(); }
+        localTimes();
         countdown();
         preview();
       });
@@ -221,6 +233,7 @@
     if (event.target.id === "send") { send(event); }
   });
 
+  localTimes();
   countdown();
   preview();
   if (window.EventSource) {
