@@ -93,6 +93,9 @@ def _cases(ids: dict[str, str]) -> list[Case]:
         Case("POST", f"{round_}/replacements", "/games/g/rounds/2/replacements",
              frozenset({PLAYER, CHIEF, DEPUTY, DATA_ENTRY}),
              {"text": "-B+Bo", "player": PLAYER}, outcome=RULED, params=dry),
+        # placed and scored, never checked against the word list: its player, the arbiters
+        Case("POST", f"{round_}/preview", "/games/g/rounds/2/preview",
+             frozenset({PLAYER}) | ARBITERS, {"text": "H4: ZAR", "player": PLAYER}),
         Case("POST", f"{round_}/close", "/games/g/rounds/2/close", frozenset({CHIEF}), {},
              params=dry),
         Case("POST", f"{round_}/top", "/games/g/rounds/2/top", DECIDING,

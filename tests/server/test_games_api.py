@@ -93,6 +93,30 @@ def test_a_player_sees_only_their_own_slip_of_an_open_round(server, what) -> Non
         assert f'"{other}"' not in answer.text and slips[other] not in answer.text
 
 
+def test_a_player_is_not_told_whether_the_word_list_takes_their_slip_before_the_close(
+    server,
+) -> None:
+    """Else a player could send a word, read "not in the dictionary" and send another."""
+    chief, ana = server.client("chief"), server.client("ana")
+    assert chief.post("/games", json={"game_id": "wl1", "players": ["ana"]}).is_success
+    assert chief.post("/games/wl1/rounds/1/draw", json={"tiles": "AERTSIO"}).is_success
+    slip = {"text": "H8: OSTAER"}  # placed well, but not a word
+    assert ana.post("/games/wl1/rounds/1/submissions", json=slip).is_success
+    for what in ("results", "submissions"):
+        [row] = ana.get(f"/games/wl1/rounds/1/{what}").json()["players"]
+        assert (row["score"], row["code"], row["message"]) == (None, None, None)
+        [sent] = row["submissions"]
+        assert sent["text"] == "H8: OSTAER" and sent["seq"] is not None
+        assert (sent["valid"], sent["points"], sent["score"], sent["problems"]) == (
+            None, None, None, None
+        )  # fmt: skip
+        told = ana.get(f"/games/wl1/rounds/1/{what}").text
+        assert "not_in_dictionary" not in told and "not in the dictionary" not in told, told
+    assert chief.post("/games/wl1/rounds/1/close", json={}).is_success
+    [row] = ana.get("/games/wl1/rounds/1/results").json()["players"]
+    assert row["code"] == "not_in_dictionary" and row["score"] == 0
+
+
 @pytest.mark.parametrize("arbiter", ["chief", "watcher"])
 def test_the_games_arbiters_see_every_slip_of_an_open_round(server, arbiter) -> None:
     document = server.client(arbiter).get(f"/games/{GAME}/rounds/2/results").json()

@@ -51,6 +51,8 @@ ACCESS: Mapping[str, frozenset[Relation]] = MappingProxyType(
         "draw": _DECIDING,
         "submit": _ENTERING | {Relation.PLAYER},
         "replace": _ENTERING | {Relation.PLAYER},
+        # placed and scored, never checked against the word list: the player's own, arbiters'
+        "preview": _ARBITERS | {Relation.PLAYER},
         "read_submissions": _PUBLIC,  # narrowed by the route: see the module docstring
         "close_round": frozenset({Relation.CHIEF}),
         "end_game": frozenset({Relation.CHIEF}),

@@ -82,6 +82,14 @@ class Submission(Body):
     source: Source | None = None
 
 
+class Preview(Body):
+    """A slip to preview as its player would send it (`player`: named by an arbiter)."""
+
+    text: Slip
+    part: Part = 1
+    player: PlayerId | None = None
+
+
 class Replacement(Body):
     text: Slip
     player: PlayerId | None = None

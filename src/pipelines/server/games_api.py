@@ -25,7 +25,7 @@ from pipelines.games.inputs import (
 from pipelines.games.limits import check_settings
 from pipelines.games.service import Game
 from pipelines.games.slip_times import checked_arrivals
-from pipelines.server import bodies, games_read_api
+from pipelines.server import bodies, games_read_api, preview_api
 from pipelines.server.access import Access
 from pipelines.server.callers import access, server_of
 from pipelines.server.game_paths import DryRun, GameId, Round, held_game
@@ -34,6 +34,7 @@ from pipelines.server.writes import now, write
 
 router = APIRouter(tags=["games"])
 router.include_router(games_read_api.router)
+router.include_router(preview_api.router)
 
 
 def _who(at: Access) -> str:
