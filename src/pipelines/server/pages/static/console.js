@@ -13,7 +13,7 @@
   const api = "/api/v1/games/" + encodeURIComponent(data.game.game_id);
   const $ = (id) => document.getElementById(id);
   let state = { game: data.game, results: data.results, version: data.version };
-  let preview = null; // {path, body, version, key, origin, what}
+  let preview = null; // {path, body, version, key, origin, what, done}
   let rejected = [];
 
   const fmt = (text, values) =>
@@ -147,12 +147,13 @@
           el("td", { text: validity }),
           el("td", { className: "number", text: String(slip.score) }),
           received,
-          el("td", { text: T.statuses[slip.status] || slip.status }));
+          el("td", { text: (T.statuses[slip.status] || slip.status) +
+            (slip.correction ? " · " + T.events.SubmissionCorrected : "") }));
         if (can.decide) {
           const key = player.player_id + "-" + index;
           row.append(el("td", { className: "actions" },
             el("button", { type: "button", className: "secondary", text: T.annul_button,
-              "data-key": "annul-" + key, disabled: slip.status === "superseded",
+              "data-key": "annul-" + key, disabled: ["superseded", "annulled"].includes(slip.status),
               onclick: () => startDecision("annul", player.player_id, null, "decide-reason") }),
             el("button", { type: "button", className: "secondary", text: T.correct_button,
               "data-key": "correct-" + key, disabled: slip.status === "superseded",
@@ -187,7 +188,7 @@
       const row = el("tr", { className: d.revoked_by ? "revoked" : "" },
         el("td", { text: (T.events[d.type] || d.type) + (d.revoked_by ? " (" + T.revoked_by + ")" : "") }),
         el("td", { text: d.player_id || d.move || "" }),
-        el("td", { className: "number", text: d.points === null ? "" : String(d.points) }),
+        el("td", { className: "number", text: d.points ? String(d.points) : "" }),
         el("td", { text: d.reason || "" }),
         el("td", { text: d.actor || "" }),
         el("td", {}, timeOf(d.recorded_at)));
@@ -205,8 +206,8 @@
       events.replaceChildren(el("option", { value: "", text: "—" }), ...decisions
         .filter((d) => !d.revoked_by && d.type !== "DecisionRevoked")
         .map((d) => el("option", { value: d.event_id,
-          text: (T.events[d.type] || d.type) + " · " + (d.player_id || d.move || "") +
-            (d.points ? " · " + d.points : "") + " · " + (d.reason || "") })));
+          text: [T.events[d.type] || d.type, d.player_id || d.move, d.points, d.reason]
+            .filter(Boolean).join(" · ") })));
       events.value = chosen;
     }
   }
@@ -270,12 +271,12 @@
   }
 
   // A decision: its dry run first, shown; "Confirm" sends it with the dry run's version.
-  async function dryRun(round, tail, body, what, origin) {
+  async function dryRun(round, tail, body, what, origin, done = null) {
     const path = (round === null ? "" : "/rounds/" + round) + tail;
     const version = state.version;
     const answered = await send(path, body, version, { dryRun: true });
     if (!answered) return;
-    preview = { path, body, version, key: newKey(), origin, what };
+    preview = { path, body, version, key: newKey(), origin, what, done };
     showPreview(answered.document, what);
   }
 
@@ -346,7 +347,7 @@
     if (!answered) { if (preview) $("preview-confirm").disabled = false; return; }
     closePreview();
     await refresh();
-    say(answered.status === 201 ? T.recorded + " " + sent.what : T.nothing);
+    say(answered.status === 201 ? sent.done || T.recorded + " " + sent.what : T.nothing);
     if (sent.origin && sent.origin.id === "decide-preview") $("decide-form").reset();
     if (sent.origin && sent.origin.id === "decide-preview") showFields();
     restoreFocus(sent.origin);
@@ -422,7 +423,8 @@
     if ($("close-round")) {
       $("close-round").addEventListener("click", (event) => {
         const round = state.game.round.round;
-        dryRun(round, "/close", {}, fmt(T.close, { round }), event.currentTarget);
+        dryRun(round, "/close", {}, fmt(T.close, { round }), event.currentTarget,
+          fmt(T.closed, { round }));
       });
     }
     if ($("draw-form")) wireDraw();
