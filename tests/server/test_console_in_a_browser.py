@@ -90,6 +90,8 @@ def test_the_chief_runs_a_round_from_the_console(browser, server) -> None:
         assert (annulled["type"], annulled["player_id"]) == ("SubmissionAnnulled", "ana")
         assert (annulled["reason"], annulled["actor"]) == ("a copiat", "chief")
         page.locator("#decisions tbody tr", has_text="a copiat").wait_for()
+        ana = page.locator("#players tbody tr", has_text="Ana Pop").inner_text()
+        assert "anulată de arbitru" in ana  # the reason code in Romanian
 
         # a paper slip for bob
         page.select_option("#paper-player", "bob")

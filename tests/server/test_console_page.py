@@ -103,6 +103,7 @@ def test_the_page_shows_the_game_at_once_without_a_script(server) -> None:
     assert "Bob Pop" in slips and "niciun bilet" in slips
     players = html.split('<table id="players">', 1)[1].split("</table>", 1)[0]
     assert "Ana Pop" in players and "Bob Pop" in players
+    assert "jucătorul nu a trimis nimic în această rundă" in players  # the reason, in Romanian
     version = server.client("chief").get(f"/games/{GAME}").headers["etag"].strip('"')
     assert f'<dd id="version">{version}</dd>' in html
     assert answer.headers["cache-control"] == "private, no-store"

@@ -22,6 +22,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from pipelines.pictures.reasons import reason_texts
 from pipelines.server.access import ARBITER_ROLES, Access, Relation
 from pipelines.server.callers import access
 from pipelines.server.game_paths import GameId, held_game
@@ -95,17 +96,16 @@ _TEXTS = {
     "decision_required": N_("Choose the decision to revoke."),
     "points_required": N_("Give the points (1 to 1000)."),
 }
-"""What the page's script says, in the reader's language."""
+"""What the page's script says, in the reader's language (and the reasons' texts, by code)."""
 
 STATUSES = {
     "counted": N_("counted"),
     "corrected": N_("read otherwise by the arbiter"),
     "superseded": N_("superseded"),
     "revoked": N_("revoked"),
-    "late": N_("late"),
-    "annulled": N_("annulled"),
 }
-"""A slip's status as the results name it (else it is a reason code: its message is shown)."""
+"""A slip's status as the results name it, when it is no reason code (`late`, `annulled`, a
+move's problem: those are said by `reason_text`, in Romanian from the reasons' catalogue)."""
 
 EVENTS = {
     "RackDrawn": N_("Draw"),
@@ -172,5 +172,6 @@ def _translated(lang: str) -> dict[str, Any]:
     texts: dict[str, Any] = {k: translated(lang, v) for k, v in _TEXTS.items()}
     texts["statuses"] = {k: translated(lang, v) for k, v in STATUSES.items()}
     texts["events"] = {k: translated(lang, v) for k, v in EVENTS.items()}
+    texts["reasons"] = reason_texts(lang)
     texts["lang"] = lang
     return texts

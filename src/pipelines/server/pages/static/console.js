@@ -43,6 +43,11 @@
     });
   }
 
+  // why a slip or a round does not count: in Romanian the reasons' catalogue, in English the
+  // problem's own words (which may name the word or the square)
+  const reason = (code, said) => (T.lang === "en"
+    ? said || T.reasons[code] || code : T.reasons[code] || said || code);
+
   function playerName(id) {
     const found = state.game.players.find((p) => p.player_id === id);
     return found && found.name ? found.name : id;
@@ -137,7 +142,7 @@
       }
       player.submissions.forEach((slip, index) => {
         const validity = slip.valid ? T.valid
-          : [T.invalid, ...slip.problems.map((p) => p.message)].join(": ");
+          : [T.invalid, ...slip.problems.map((p) => reason(p.code, p.message))].join(": ");
         const received = el("td", {}, timeOf(slip.received_at),
           slip.source ? el("span", { className: "id", text: " " + slip.source }) : null);
         const row = el("tr", { className: slip.status },
@@ -147,7 +152,7 @@
           el("td", { text: validity }),
           el("td", { className: "number", text: String(slip.score) }),
           received,
-          el("td", { text: (T.statuses[slip.status] || slip.status) +
+          el("td", { text: (T.statuses[slip.status] || reason(slip.status)) +
             (slip.correction ? " · " + T.events.SubmissionCorrected : "") }));
         if (can.decide) {
           const key = player.player_id + "-" + index;
@@ -172,7 +177,7 @@
       const cell = (value) => el("td", { className: "number",
         text: row && value !== null && value !== undefined ? String(value) : "–" });
       return el("tr", {}, who(player), cell(row && row.total), cell(row && row.penalty),
-        cell(row && row.warnings));
+        cell(row && row.warnings), el("td", { text: row && row.code ? reason(row.code, row.message) : "" }));
     }));
     for (const choice of document.querySelectorAll(".player-choice")) {
       const chosen = choice.value;
@@ -264,7 +269,9 @@
       return null;
     }
     if (!answer.ok) {
-      warn(fmt(T.refused, { detail: told.detail || answer.statusText }));
+      const detail = told.detail || answer.statusText;
+      const translated = T.lang !== "en" && T.reasons[told.code];
+      warn(fmt(T.refused, { detail: translated ? translated + " (" + detail + ")" : detail }));
       return null;
     }
     return { status: answer.status, document: told };
