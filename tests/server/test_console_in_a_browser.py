@@ -13,6 +13,7 @@ from tests.server.pages_helpers import reader, with_password
 
 ROUND = "w1"
 RACE = "w2"
+TIE = "w3"
 SLIP = "8B: AIESTOR"
 RACED = "Another arbiter changed the game: here is what it is now; nothing of yours was recorded."
 REFUSED_412 = "Failed to load resource: the server responded with a status of 412"
@@ -20,7 +21,8 @@ REFUSED_412 = "Failed to load resource: the server responded with a status of 41
 
 @pytest.fixture(scope="module")
 def site(server) -> None:
-    """Two games of ana, bob and cora: w1 not drawn yet; w2 with round 1 open."""
+    """Three games of ana, bob and cora: w1 not drawn yet; w2 with round 1 open; w3 with
+    round 1 open and ana's and bob's different moves sharing the top."""
     server.account("chief", "Chief", "chief", tournament="t9")
     server.account("deputy", "Deputy", "deputy", tournament="t9")
     for account in ("chief", "deputy"):
@@ -28,10 +30,15 @@ def site(server) -> None:
     for player in ("ana", "bob", "cora"):
         server.account(player, player.title() + " Pop")
     chief = server.client("chief")
-    for game in (ROUND, RACE):
+    for game in (ROUND, RACE, TIE):
         made = {"game_id": game, "players": ["ana", "bob", "cora"], "tournament_id": "t9"}
         assert chief.post("/games", json=made).status_code == 201
-    assert chief.post(f"/games/{RACE}/rounds/1/draw", json={"tiles": "AERTSIO"}).is_success
+    for game in (RACE, TIE):
+        assert chief.post(f"/games/{game}/rounds/1/draw", json={"tiles": "AERTSIO"}).is_success
+    for player, move in (("ana", SLIP), ("bob", "8H: AIESTOR")):  # the same word, mirrored
+        slip = {"text": move}
+        sent = server.client(player).post(f"/games/{TIE}/rounds/1/submissions", json=slip)
+        assert sent.status_code == 201, sent.text
 
 
 pytestmark = pytest.mark.usefixtures("site")
@@ -159,3 +166,22 @@ def test_two_arbiters_racing_the_second_is_told_and_shown_the_game_now(browser, 
     finally:
         chief.page.context.close()
         deputy.page.context.close()
+
+
+def test_a_tie_for_the_top_is_settled_from_the_console(browser, server) -> None:
+    chief = reader(browser, server, "chief", lang="en")
+    page = chief.page
+    try:
+        chief.open(f"/games/{TIE}/console")
+        tie = page.locator("#tie")
+        assert "Several different moves share the top" in tie.inner_text()
+        tie.get_by_role("button", name="Choose this top").nth(1).click()
+        page.wait_for_selector("#preview:not([hidden])")
+        assert "The top: none → 8H: AIESTOR (66)" in page.inner_text("#preview")
+        page.click("#preview-confirm")
+        tie.wait_for(state="hidden")
+        [chosen] = decisions(server, TIE)
+        assert (chosen["type"], chosen["move"]) == ("TopChosen", "8H: AIESTOR")
+        chief.assert_no_console_errors()
+    finally:
+        page.context.close()
