@@ -147,6 +147,8 @@ def test_two_arbiters_racing_the_second_is_told_and_shown_the_game_now(browser, 
         preview_penalty(deputy, "10", "phone")  # made on the same version as the chief's
         chief.page.click("#preview-confirm")
         chief.page.wait_for_selector("#console-status:has-text('Înregistrat')")
+        stale = deputy.page.locator("#preview-stale")  # the live stream told the deputy's console
+        stale.filter(has_text="confirming it will be refused").wait_for()
         deputy.page.click("#preview-confirm")
         alert = deputy.page.locator("#console-alert")
         alert.wait_for()

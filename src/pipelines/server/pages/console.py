@@ -55,6 +55,10 @@ _TEXTS = {
         "Another arbiter changed the game: here is what it is now; nothing of yours was "
         "recorded. Look at it again and, if it still holds, send yours again."
     ),
+    "stale": N_(
+        "The game has changed since this dry run (another arbiter's write, or a slip): "
+        "confirming it will be refused. Show the dry run again."
+    ),
     "recorded": N_("Recorded."),
     "nothing": N_("Nothing to record: the game is already so."),
     "refused": N_("Refused, nothing was recorded: %(detail)s"),

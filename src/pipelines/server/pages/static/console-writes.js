@@ -66,6 +66,7 @@
         el("span", { className: "slip", text: shown }));
     }));
     $("preview-changes").replaceChildren(...changes(outcome.changes).map((line) => el("li", { text: line })));
+    $("preview-stale").textContent = "";
     $("preview").hidden = false;
     $("preview-confirm").disabled = false;
     $("preview-title").focus();
@@ -183,6 +184,11 @@
       dryRun(C.state().game.round.round, "/top", { move }, fmt(T.top, { move }), button);
     }
   }
+
+  // the game shown again (live) while a dry run waits: say that confirming it would be refused
+  document.addEventListener("arbitru:shown", () => {
+    if (preview && preview.version !== C.state().version) $("preview-stale").textContent = T.stale;
+  });
 
   // ---- wiring ----
   function wire() {

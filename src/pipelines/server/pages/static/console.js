@@ -122,6 +122,7 @@
     renderDecisions(results);
     renderTie(results);
     renderControls(rnd);
+    document.dispatchEvent(new CustomEvent("arbitru:shown"));
     if (kept) {
       const again = document.querySelector('[data-key="' + CSS.escape(kept) + '"]');
       if (again) again.focus();
@@ -138,7 +139,7 @@
       }
       player.submissions.forEach((slip, index) => {
         const validity = slip.valid ? T.valid
-          : [T.invalid, ...slip.problems.map((p) => reason(p.code, p.message))].join(": ");
+          : T.invalid + ": " + slip.problems.map((p) => reason(p.code, p.message)).join("; ");
         const received = el("td", {}, timeOf(slip.received_at),
           slip.source ? el("span", { className: "id", text: " " + slip.source }) : null);
         const row = el("tr", { className: slip.status },
@@ -241,7 +242,10 @@
 
   function follow() {
     const live = new EventSource(api + "/live");
-    live.addEventListener("open", () => { $("live-state").textContent = T.live_on; });
+    live.addEventListener("open", () => {
+      $("live-state").textContent = T.live_on;
+      refresh(); // whatever happened between this page being made (or the stream lost) and now
+    });
     live.addEventListener("error", () => { $("live-state").textContent = T.live_off; });
     for (const kind of ["round_opened", "slip_received", "round_closed", "decision", "game_ended"]) {
       live.addEventListener(kind, () => refresh());
