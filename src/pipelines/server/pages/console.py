@@ -41,6 +41,10 @@ router = APIRouter()
 CONSOLE_READERS = frozenset({*ARBITER_ROLES, Relation.ADMIN})
 """Who may open the console: the game's arbiters, whatever their role, and admins."""
 
+_NOT_AN_ARBITER = N_(
+    "The console is for the game's arbiters: ask its chief arbiter for a role if you need one."
+)
+
 ROLES = {
     Relation.CHIEF: N_("chief arbiter"),
     Relation.DEPUTY: N_("deputy arbiter"),
@@ -144,17 +148,14 @@ def console_page(request: Request, game: GameId) -> Response:
         return RedirectResponse(f"/signin?next={quote(request.url.path)}", status_code=303)
     held = held_game(request, game)
     at = access(request, "read_game", game=held)
-    if not at.relations & CONSOLE_READERS:
-        raise Problem(
-            403,
-            "the console is for the game's arbiters: ask its chief arbiter for a role",
-            "forbidden",
-        )
     lang = language(request)
+    if not at.relations & CONSOLE_READERS:
+        raise Problem(403, translated(lang, _NOT_AN_ARBITER), "forbidden")
     shown = game_json(held)
     current = shown["round"]
     results = whole_results(held, current["round"]) if current is not None else None
     can = controls(at)
+    texts = _translated(lang)
     data = {"game": shown, "results": results, "version": held.version, "can": can}
     return render(
         request,
@@ -166,13 +167,15 @@ def console_page(request: Request, game: GameId) -> Response:
         can=can,
         roles=[translated(lang, ROLES[r]) for r in sorted(at.relations & CONSOLE_READERS)],
         data=data,
-        texts=_translated(lang),
-        statuses={k: translated(lang, v) for k, v in STATUSES.items()},
-        event_names={k: translated(lang, v) for k, v in EVENTS.items()},
+        texts=texts,
+        statuses=texts["statuses"],
+        event_names=texts["events"],
     )
 
 
 def _translated(lang: str) -> dict[str, Any]:
+    """Every text the page shows beyond its template's, in `lang`: the script's, the slips'
+    statuses, the events' names, the reasons by code."""
     texts: dict[str, Any] = {k: translated(lang, v) for k, v in _TEXTS.items()}
     texts["statuses"] = {k: translated(lang, v) for k, v in STATUSES.items()}
     texts["events"] = {k: translated(lang, v) for k, v in EVENTS.items()}

@@ -125,8 +125,10 @@
     closePreview();
     await refresh();
     say(answered.status === 201 ? sent.done || T.recorded + " " + sent.what : T.nothing);
-    if (sent.origin && sent.origin.id === "decide-preview") $("decide-form").reset();
-    if (sent.origin && sent.origin.id === "decide-preview") showFields();
+    if (sent.origin && sent.origin.id === "decide-preview") {
+      $("decide-form").reset(); // recorded: the form is free for the next decision
+      showFields();
+    }
     restoreFocus(sent.origin);
   }
 
