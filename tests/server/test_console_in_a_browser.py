@@ -138,11 +138,12 @@ def preview_penalty(arbiter, points: str, reason: str) -> None:
 
 def test_two_arbiters_racing_the_second_is_told_and_shown_the_game_now(browser, server) -> None:
     chief = reader(browser, server, "chief")
-    deputy = reader(browser, server, "deputy", lang="en")
+    deputy = reader(browser, server, "deputy", lang="en", viewport=(820, 1180))  # a tablet
     try:
         for arbiter in (chief, deputy):
             arbiter.open(f"/games/{RACE}/console")
         assert deputy.page.locator("h1").inner_text().startswith("Arbiter's console")
+        assert deputy.page.evaluate("document.documentElement.scrollWidth") <= 820
         preview_penalty(chief, "5", "telefon")
         preview_penalty(deputy, "10", "phone")  # made on the same version as the chief's
         chief.page.click("#preview-confirm")
@@ -160,6 +161,7 @@ def test_two_arbiters_racing_the_second_is_told_and_shown_the_game_now(browser, 
         now = server.client("chief").get(f"/games/{RACE}").headers["etag"].strip('"')
         assert deputy.page.inner_text("#version") == now
         assert deputy.page.input_value("#decide-reason") == "phone"  # kept, to send again
+        deputy.screenshot("console-tablet-412")
         [penalty] = decisions(server, RACE)
         assert (penalty["points"], penalty["reason"], penalty["actor"]) == (5, "telefon", "chief")
         chief.assert_no_console_errors()
