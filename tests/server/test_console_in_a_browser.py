@@ -181,7 +181,7 @@ def test_a_tie_for_the_top_is_settled_from_the_console(browser, server) -> None:
         assert "Several different moves share the top" in tie.inner_text()
         tie.get_by_role("button", name="Choose this top").nth(1).click()
         page.wait_for_selector("#preview:not([hidden])")
-        assert "The top: none → 8H: AIESTOR (66)" in page.inner_text("#preview")
+        assert "The top: no top → 8H: AIESTOR (66)" in page.inner_text("#preview")
         page.click("#preview-confirm")
         tie.wait_for(state="hidden")
         [chosen] = decisions(server, TIE)

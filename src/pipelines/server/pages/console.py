@@ -82,7 +82,7 @@ _TEXTS = {
     "top_change": N_("The top: %(before)s → %(after)s"),
     "closes": N_("The round would be closed."),
     "no_change": N_("No score changes."),
-    "none": N_("none"),
+    "none": N_("no top"),
     "valid": N_("valid"),
     "invalid": N_("invalid"),
     "no_slip": N_("no slip"),
@@ -109,7 +109,7 @@ _TEXTS = {
 STATUSES = {
     "counted": N_("counted"),
     "corrected": N_("read otherwise by the arbiter"),
-    "superseded": N_("superseded"),
+    "superseded": N_("replaced by a later one"),
     "revoked": N_("revoked"),
 }
 """A slip's status as the results name it, when it is no reason code (`late`, `annulled`, a
@@ -117,7 +117,7 @@ move's problem: those are said by `reason_text`, in Romanian from the reasons' c
 
 EVENTS = {
     "RackDrawn": N_("Draw"),
-    "SubmissionReceived": N_("Slip"),
+    "SubmissionReceived": N_("Slip received"),
     "SubmissionAnnulled": N_("Annulment"),
     "PenaltyGiven": N_("Penalty"),
     "WarningGiven": N_("Warning"),
