@@ -28,10 +28,15 @@ def read_game(request: Request, game: GameId) -> JSONResponse:
     and the version, also sent as the ETag (for `If-Match`)."""
     now_ = held_game(request, game)
     access(request, "read_game", game=now_)
+    return JSONResponse(game_json(now_), headers=etag(now_.version))
+
+
+def game_json(now_: Game) -> dict[str, Any]:
+    """The game now, as `GET /games/{game}` answers it (and the console shows it first)."""
     state = now_.state
     created = state.created
     current = state.current
-    body: dict[str, Any] = {
+    return {
         "game_id": now_.game_id,
         "stream": now_.stream,
         "variant": created.variant if created else None,
@@ -55,7 +60,6 @@ def read_game(request: Request, game: GameId) -> JSONResponse:
         "rounds_closed": sum(1 for r in state.rounds if r.closed),
         "ledger_altered": now_.altered,
     }
-    return JSONResponse(body, headers=etag(now_.version))
 
 
 @router.get("/games/{game}/rounds/{round}/submissions", summary="A round's slips")
@@ -78,13 +82,19 @@ def _round(request: Request, game: str, round: int, action: str) -> JSONResponse
     rnd = held.state.round(round)
     if rnd is None:
         raise Problem(404, f"round {round} of {held.stream} has not been drawn", "not_found")
-    stored = {e.event_id: e for e in held.stored}
-    document = results_json(held.game_id, held.state, round, stored)
+    document = whole_results(held, round)
     if not (rnd.closed or at.sees_every_slip):
         if not at.may("submit"):  # neither its player nor an arbiter: nothing to see yet
             raise not_yet(at, round)
         document = own_open_round(document, _own_id(held, at))
     return JSONResponse({**document, "ledger_altered": held.altered}, headers=etag(held.version))
+
+
+def whole_results(held: Game, round: int) -> dict[str, Any]:
+    """A drawn round's results with every slip, and who recorded each decision and when: what
+    its arbiters see (the console shows it first)."""
+    stored = {e.event_id: e for e in held.stored}
+    return results_json(held.game_id, held.state, round, stored)
 
 
 def _own_id(held: Game, at: Access) -> str:

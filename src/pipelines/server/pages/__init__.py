@@ -16,10 +16,10 @@ def install(app: FastAPI) -> None:
     """The pages' routes, `/static/`, and problems answered as pages outside the API."""
     from starlette.staticfiles import StaticFiles
 
-    from pipelines.server.pages import home, play, replay, signin
+    from pipelines.server.pages import console, home, play, replay, signin
 
     router = APIRouter(include_in_schema=False)
-    for room in (home, signin, replay, play):
+    for room in (home, signin, replay, play, console):
         router.include_router(room.router)
     app.include_router(router)
     app.mount(
