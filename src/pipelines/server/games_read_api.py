@@ -33,8 +33,9 @@ def read_game(request: Request, game: GameId) -> JSONResponse:
 
 
 def game_json(now_: Game) -> dict[str, Any]:
-    """The game now as anyone may read it (the API's `GET /games/{game}`, the pages' first
-    look): of an open round, its rack, its board and how many slips arrived, nothing more."""
+    """The game now as anyone may read it, as `GET /games/{game}` answers it (the console and
+    the display show it first): of an open round, its rack, its board and how many slips
+    arrived, nothing more."""
     state = now_.state
     created = state.created
     current = state.current
@@ -84,13 +85,19 @@ def _round(request: Request, game: str, round: int, action: str) -> JSONResponse
     rnd = held.state.round(round)
     if rnd is None:
         raise Problem(404, f"round {round} of {held.stream} has not been drawn", "not_found")
-    stored = {e.event_id: e for e in held.stored}
-    document = results_json(held.game_id, held.state, round, stored)
+    document = whole_results(held, round)
     if not (rnd.closed or at.sees_every_slip):
         if not at.may("submit"):  # neither its player nor an arbiter: nothing to see yet
             raise not_yet(at, round)
         document = own_open_round(document, _own_id(held, at))
     return JSONResponse({**document, "ledger_altered": held.altered}, headers=etag(held.version))
+
+
+def whole_results(held: Game, round: int) -> dict[str, Any]:
+    """A drawn round's results with every slip, and who recorded each decision and when: what
+    its arbiters see (the console shows it first)."""
+    stored = {e.event_id: e for e in held.stored}
+    return results_json(held.game_id, held.state, round, stored)
 
 
 def _own_id(held: Game, at: Access) -> str:

@@ -16,10 +16,10 @@ def install(app: FastAPI) -> None:
     """The pages' routes, `/static/`, and problems answered as pages outside the API."""
     from starlette.staticfiles import StaticFiles
 
-    from pipelines.server.pages import display, home, play, replay, results, signin
+    from pipelines.server.pages import console, display, home, play, replay, results, signin
 
     router = APIRouter(include_in_schema=False)
-    for room in (home, signin, replay, play, display, results):
+    for room in (home, signin, replay, play, console, display, results):
         router.include_router(room.router)
     app.include_router(router)
     app.mount(
