@@ -11,13 +11,13 @@ from pipelines.server.pages.rendering import N_, language, render, signed_in_acc
 
 router = APIRouter()
 
-_VARIANTS = {
+VARIANT_NAMES = {  # every page names a game's variant and status by these
     "duplicate": N_("Duplicate"),
     "completiv": N_("Duplicate-completiv"),
     "anticipation": N_("Anticipation with metagrams"),
     "eliptic": N_("Eliptic"),
 }
-_STATUSES = {
+STATUS_NAMES = {
     "created": N_("Not started"),
     "open": N_("Round open"),
     "closed": N_("Round closed"),
@@ -45,6 +45,6 @@ def home(request: Request) -> HTMLResponse:
         request,
         "home.html",
         games=games,
-        variant_names={k: translated(lang, v) for k, v in _VARIANTS.items()},
-        status_names={k: translated(lang, v) for k, v in _STATUSES.items()},
+        variant_names={k: translated(lang, v) for k, v in VARIANT_NAMES.items()},
+        status_names={k: translated(lang, v) for k, v in STATUS_NAMES.items()},
     )

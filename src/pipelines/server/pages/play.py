@@ -33,7 +33,7 @@ from pipelines.games.shapes import results_json, time_text
 from pipelines.pictures.reasons import reason_text, reason_texts
 from pipelines.server.game_paths import GameId, held_game
 from pipelines.server.pages.forms import posted_form
-from pipelines.server.pages.home import _VARIANTS
+from pipelines.server.pages.home import VARIANT_NAMES
 from pipelines.server.pages.rendering import N_, language, render, signed_in_account, translated
 from pipelines.server.problems import Problem, refusal
 
@@ -169,7 +169,7 @@ def _page(
         "game": held.game_id,
         "title": (created.title if created is not None else None) or held.game_id,
         "variant": variant,
-        "variant_name": translated(lang, _VARIANTS[variant]) if variant in _VARIANTS else "",
+        "variant_name": translated(lang, VARIANT_NAMES.get(variant, "")) if variant else "",
         "player": player,
         "round": _round_shown(rnd),
         "rack": rack,

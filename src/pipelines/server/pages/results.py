@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse
 from pipelines.server.callers import access, server_of
 from pipelines.server.game_paths import GameId, held_game
 from pipelines.server.games_read_api import public_state
-from pipelines.server.pages.home import _STATUSES, _VARIANTS
+from pipelines.server.pages.home import STATUS_NAMES, VARIANT_NAMES
 from pipelines.server.pages.rendering import language, render, translated
 from pipelines.server.problems import Problem
 
@@ -54,7 +54,7 @@ def game_page(request: Request, game: GameId) -> HTMLResponse:
         game_id=held.game_id,
         title=state.created.title,
         tournament_id=state.created.tournament_id,
-        variant=translated(lang, _VARIANTS.get(table.variant, table.variant)),
+        variant=translated(lang, VARIANT_NAMES.get(table.variant, table.variant)),
         table=table,
         rounds=rounds_of(table),
         grid=grid_of(table),
@@ -130,7 +130,7 @@ def tournament_page(request: Request, tournament: GameId) -> HTMLResponse:
             "game_id": game_id,
             "title": listed[game_id]["title"] if game_id in listed else None,
             "round": listed[game_id]["round"] if game_id in listed else None,
-            "status": translated(lang, _STATUSES[listed[game_id]["status"]])
+            "status": translated(lang, STATUS_NAMES[listed[game_id]["status"]])
             if game_id in listed
             else None,
         }
@@ -147,7 +147,7 @@ def tournament_page(request: Request, tournament: GameId) -> HTMLResponse:
         request,
         "tournament.html",
         tournament=result.tournament,
-        variant=translated(lang, _VARIANTS.get(result.variant or "", result.variant or "")),
+        variant=translated(lang, VARIANT_NAMES.get(result.variant or "", result.variant or "")),
         games=games,
         rows=rows,
         award=award,
