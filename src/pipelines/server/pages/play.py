@@ -169,7 +169,9 @@ def _page(
         "game": held.game_id,
         "title": (created.title if created is not None else None) or held.game_id,
         "variant": variant,
-        "variant_name": translated(lang, VARIANT_NAMES.get(variant, "")) if variant else "",
+        "variant_name": (
+            translated(lang, VARIANT_NAMES[variant]) if variant in VARIANT_NAMES else ""
+        ),
         "player": player,
         "round": _round_shown(rnd),
         "rack": rack,
