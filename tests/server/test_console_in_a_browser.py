@@ -3,7 +3,8 @@ chief draws the round (a rejected draw first), a player's slip sent through the 
 live without a reload, the chief annuls it with the keyboard after its dry run is shown, enters
 a paper slip for another player and closes the round; and two arbiters' consoles racing on a
 decision: the one whose dry run was made on the old version is told and shown the game as it
-now is, and the ledger holds only the first decision."""
+now is, and the ledger holds only the first decision; and the room's display, open beside the
+console, shows the top within 2 s of the chief closing the round from the console."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from tests.server.pages_helpers import reader, with_password
 ROUND = "w1"
 RACE = "w2"
 TIE = "w3"
+ROOM = "w4"
+AT_ONCE_MS = 2000
 SLIP = "8B: AIESTOR"
 RACED = "Another arbiter changed the game: here is what it is now; nothing of yours was recorded."
 REFUSED_412 = "Failed to load resource: the server responded with a status of 412"
@@ -30,10 +33,10 @@ def site(server) -> None:
     for player in ("ana", "bob", "cora"):
         server.account(player, player.title() + " Pop")
     chief = server.client("chief")
-    for game in (ROUND, RACE, TIE):
+    for game in (ROUND, RACE, TIE, ROOM):
         made = {"game_id": game, "players": ["ana", "bob", "cora"], "tournament_id": "t9"}
         assert chief.post("/games", json=made).status_code == 201
-    for game in (RACE, TIE):
+    for game in (RACE, TIE, ROOM):
         assert chief.post(f"/games/{game}/rounds/1/draw", json={"tiles": "AERTSIO"}).is_success
     for player, move in (("ana", SLIP), ("bob", "8H: AIESTOR")):  # the same word, mirrored
         slip = {"text": move}
@@ -189,3 +192,30 @@ def test_a_tie_for_the_top_is_settled_from_the_console(browser, server) -> None:
         chief.assert_no_console_errors()
     finally:
         page.context.close()
+
+
+def test_the_room_sees_the_top_within_2_s_of_the_console_closing_the_round(browser, server) -> None:
+    sent = server.client("ana").post(f"/games/{ROOM}/rounds/1/submissions", json={"text": SLIP})
+    assert sent.status_code == 201, sent.text
+    chief = reader(browser, server, "chief")
+    room = reader(browser, server, viewport=(1920, 1080))
+    try:
+        room.open(f"/games/{ROOM}/display")
+        room.page.evaluate("window.notReloaded = true")
+        chief.open(f"/games/{ROOM}/console")
+        chief.page.wait_for_selector("#live-state:has-text('conectat')")
+        chief.page.click("#close-round")
+        chief.page.wait_for_selector("#preview:not([hidden])")
+        chief.page.click("#preview-confirm")
+        room.page.wait_for_function(
+            "(move) => document.getElementById('top-move').textContent.trim() === move",
+            arg=SLIP,
+            timeout=AT_ONCE_MS,
+        )
+        assert "Ana Pop" in room.page.inner_text("#found-by")
+        assert room.page.evaluate("window.notReloaded") is True
+        room.assert_no_console_errors()
+        chief.assert_no_console_errors()
+    finally:
+        chief.page.context.close()
+        room.page.context.close()
