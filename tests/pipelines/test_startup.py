@@ -50,13 +50,18 @@ itself: it is not ours to forbid.)"""
 
 NOT_FOLDED_BY = {
     "duplicate": ("engine.games.commands", "engine.games.duplicate", "engine.games.completiv",
-                  "engine.games.anticipation", "engine.games.anticipation_evolve"),
+                  "engine.games.anticipation", "engine.games.anticipation_evolve",
+                  "engine.games.anticipation_rules", "engine.games.anticipation_views",
+                  "engine.movegen"),
     "anticipation": ("engine.games.commands", "engine.games.duplicate", "engine.games.completiv",
-                     "engine.games.anticipation"),
-    "completiv": ("engine.games.anticipation", "engine.games.anticipation_evolve"),
+                     "engine.games.anticipation", "engine.movegen"),
+    "completiv": ("engine.games.anticipation", "engine.games.anticipation_evolve",
+                  "engine.games.anticipation_rules", "engine.games.anticipation_views"),
 }  # fmt: skip
 """What folding a game of each variant never imports: the commands and the variants' `decide`
-(the fold is the variant's `evolve` alone), nor the other variants' folds."""
+(the fold is the variant's `evolve` alone), nor the other variants' folds and rules, nor (but
+in completiv, whose judging asks for the tops of racks the players completed) the move
+generator: the tops are read from the events."""
 
 # Runs the CLI, then prints (at exit) which of the heavy modules (or packages) it imported.
 PROBE = (
