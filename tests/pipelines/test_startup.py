@@ -242,3 +242,20 @@ def test_typers_help_renderer_still_renders_markdown_when_asked():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120, check=True)  # fmt: skip
     assert done.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_a_command_runs_the_cyclic_garbage_collector_every_gc_every_new_objects_not_every_700():
+    """A command keeps most of what it makes to its end: `main` lets the collector pass less
+    often (`cli.GC_EVERY`) than Python's default, which rescans those objects for nothing."""
+    probe = (
+        "import gc, sys\n"
+        "from pipelines.cli.arbitru import main\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        "    print('THRESHOLD', gc.get_threshold()[0], file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, "--version"], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0
+    assert f"THRESHOLD {cli.GC_EVERY}" in done.stderr.splitlines()

@@ -84,6 +84,8 @@ class PlayerResult:
 
 @dataclass(frozen=True)
 class RoundResults:
+    """A round explained: board and rack as drawn, top, every player's result, notes."""
+
     round: int
     board: Board
     rack: str
@@ -99,6 +101,8 @@ class RoundResults:
 
 @dataclass(frozen=True)
 class Standing:
+    """A player's place (ties share it), total, solos, percentage of the top total."""
+
     rank: int
     player_id: str
     name: str | None
