@@ -30,6 +30,8 @@ def square_name(row: int, col: int) -> str:
 
 @dataclass(frozen=True)
 class Board:
+    """A board as rows of letters (`EMPTY` where no tile lies; a joker's letter in lower case)."""
+
     rows: tuple[str, ...]
     size: int = field(init=False, repr=False, compare=False)
     _empty: bool = field(init=False, repr=False, compare=False)

@@ -399,6 +399,15 @@ class Lexicon:
             self._children = [dict(islice(pairs, count)) for count in counts]
         return self._children
 
+    def _listed(self, slot: str) -> list[int]:
+        """The per-node numbers in `slot` as a plain list, made from their array on first use
+        (read from bytes they are arrays; indexing an array boxes a new int on every read)."""
+        numbers = getattr(self, slot)
+        if not isinstance(numbers, list):
+            numbers = numbers.tolist()
+            setattr(self, slot, numbers)
+        return numbers
+
     @property
     def terminal(self) -> bytes:
         """Per node, 1 when the path from the root to it spells a word."""
@@ -407,16 +416,12 @@ class Lexicon:
     @property
     def edges(self) -> list[int]:
         """Per node, the 26-bit mask of the letters on its own edges (the keys of `children`)."""
-        if not isinstance(self._edges, list):
-            self._edges = self._edges.tolist()
-        return self._edges
+        return self._listed("_edges")
 
     @property
     def reach(self) -> list[int]:
         """Per node, the 26-bit mask of letters on some path from it to a word's end."""
-        if not isinstance(self._reach, list):
-            self._reach = self._reach.tolist()
-        return self._reach
+        return self._listed("_reach")
 
     @property
     def height(self) -> bytes:
@@ -426,9 +431,7 @@ class Lexicon:
     @property
     def lengths(self) -> list[int]:
         """Per node, bit i set when a word ends exactly i letters further (i below 32)."""
-        if not isinstance(self._lengths, list):
-            self._lengths = self._lengths.tolist()
-        return self._lengths
+        return self._listed("_lengths")
 
     def may_have_multiset(self, key: int) -> bool:
         """False when no word is an anagram of the multiset with this `multiset_key`.

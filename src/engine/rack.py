@@ -17,6 +17,8 @@ class RackError(ValueError):
 
 @dataclass(frozen=True)
 class Rack:
+    """The tiles a player holds, as letters (`?` for a joker)."""
+
     letters: str
 
     @classmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -78,20 +78,9 @@ class RecordedEvent:
     hash: str
 
     def to_dict(self) -> dict[str, Any]:
-        """Every envelope field, in the order an export writes them."""
-        return {
-            "seq": self.seq,
-            "event_id": self.event_id,
-            "stream": self.stream,
-            "version": self.version,
-            "type": self.type,
-            "schema": self.schema,
-            "payload": self.payload,
-            "meta": self.meta,
-            "recorded_at": self.recorded_at,
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
-        }
+        """Every envelope field, in the order an export writes them: the fields' own order,
+        which is also the table's columns (`ledger.store` reads them in it)."""
+        return asdict(self)
 
 
 def is_positive_int(value: object) -> bool:

@@ -15,7 +15,7 @@ one so that listing checkpoints and making proofs do not load `cryptography`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 STATEMENT_HEADER = "arbitru checkpoint v1"
@@ -37,14 +37,9 @@ class Checkpoint:
         return statement(self.tree_size, self.root, self.created_at)
 
     def to_dict(self) -> dict[str, Any]:
-        """The checkpoint as it appears in proofs and in `--json` output."""
-        return {
-            "tree_size": self.tree_size,
-            "root": self.root,
-            "created_at": self.created_at,
-            "key_id": self.key_id,
-            "signature": self.signature,
-        }
+        """The checkpoint as it appears in proofs and in `--json` output, and as its row is
+        inserted: every field, in their order."""
+        return asdict(self)
 
 
 def statement(tree_size: int, root: str, created_at: str) -> bytes:

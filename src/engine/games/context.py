@@ -9,19 +9,21 @@ and checks each distinct move once however it was written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine.board import Board
 from engine.dictionary import Dictionary
 from engine.games.events import GameCreated
 from engine.games.settings import GameSettings, read_settings
-from engine.movegen import Top, find_top
 from engine.notation import Move, NotationError, format_tile, parse_move
 from engine.placement import Tile
 from engine.problems import Problem
 from engine.rack import Rack
 from engine.ruleset import Ruleset, load_ruleset
 from engine.verdict import Verdict, as_written, check_move
+
+if TYPE_CHECKING:
+    from engine.movegen import Top
 
 
 class Judgement(NamedTuple):
@@ -100,7 +102,11 @@ class GameContext:
         return found
 
     def top(self, board: Board, rack: str) -> Top:
-        """The computer's top: the best score and every move reaching it (engine.movegen)."""
+        """The computer's top: the best score and every move reaching it (engine.movegen).
+        The generator is imported here, when a top is first asked for: replaying a game reads
+        the tops its events record, so the views of a game never load it."""
+        from engine.movegen import find_top
+
         return find_top(board, Rack(rack), self.ruleset, self.dictionary)
 
 

@@ -34,6 +34,8 @@ class DictionaryRef:
 
 @dataclass(frozen=True)
 class TournamentCreated:
+    """A tournament: its name, season and, when known, its dates, federation and place."""
+
     tournament_id: str
     name: str
     season: str
@@ -45,6 +47,8 @@ class TournamentCreated:
 
 @dataclass(frozen=True)
 class PlayerRegistered:
+    """A player entered in a tournament, with their club and licence when known."""
+
     player_id: str
     name: str
     club: str | None = None
@@ -53,6 +57,8 @@ class PlayerRegistered:
 
 @dataclass(frozen=True)
 class GameAdded:
+    """A game counted in the tournament (the game's own stream says the rest)."""
+
     game_id: str
 
 
@@ -76,6 +82,8 @@ class GameCreated:
 
 @dataclass(frozen=True)
 class PlayerJoined:
+    """A player taking part in the game (with the name shown, when given)."""
+
     player_id: str
     name: str | None = None
 
@@ -92,6 +100,8 @@ class RackDrawn:
 
 @dataclass(frozen=True)
 class SubmissionReceived:
+    """A player's slip for a round as written (`part` of a last round's sequence)."""
+
     round: int
     player_id: str
     text: str
@@ -100,6 +110,8 @@ class SubmissionReceived:
 
 @dataclass(frozen=True)
 class ReplacementDeclared:
+    """Anticipation: a player's replacement for a round as written (`-B+Bo`)."""
+
     round: int
     player_id: str
     text: str
@@ -107,6 +119,8 @@ class ReplacementDeclared:
 
 @dataclass(frozen=True)
 class SubmissionAnnulled:
+    """The arbiter annuls a player's submission (`part`): it scores 0, saying why."""
+
     round: int
     player_id: str
     reason: str
@@ -115,6 +129,8 @@ class SubmissionAnnulled:
 
 @dataclass(frozen=True)
 class PenaltyGiven:
+    """The arbiter takes `points` off a player's score in a round, saying why."""
+
     round: int
     player_id: str
     points: int
@@ -133,6 +149,8 @@ class WarningGiven:
 
 @dataclass(frozen=True)
 class SubmissionCorrected:
+    """The arbiter's reading (`text`) of a player's slip, judged in its stead."""
+
     round: int
     player_id: str
     text: str
@@ -142,28 +160,38 @@ class SubmissionCorrected:
 
 @dataclass(frozen=True)
 class DecisionRevoked:
+    """An arbiter's decision (by its event id) undone, saying why."""
+
     event_id: str
     reason: str
 
 
 @dataclass(frozen=True)
 class TopChosen:
+    """The arbiter's choice among equal tops (`move` in notation)."""
+
     round: int
     move: str
 
 
 @dataclass(frozen=True)
 class RoundClosed:
+    """The round is published: its top is placed and its scores stand."""
+
     round: int
 
 
 @dataclass(frozen=True)
 class SeedRevealed:
+    """A seeded game's seed made public, so that anyone can check every draw."""
+
     seed: str
 
 
 @dataclass(frozen=True)
 class GameEnded:
+    """The game is over, saying why."""
+
     reason: str
 
 

@@ -24,14 +24,20 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from engine.bag import Bag
 from engine.board import Board
-from engine.games import anticipation_rules, anticipation_views, rounds
-from engine.games.anticipation_state import Replacing
+from engine.games import rounds
 from engine.games.context import Judgement
 from engine.games.state import GameState, Note, PartResult, PlayerRound, RoundState, RoundTop
 from engine.placement import Tile
+
+if TYPE_CHECKING:
+    from engine.games.anticipation_state import Replacing
+
+# Anticipation's own rules and views are imported by the functions that read an anticipation
+# game: the views of the other variants' games never load them.
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,8 @@ class PlayerResult:
 
 @dataclass(frozen=True)
 class RoundResults:
+    """A round explained: board and rack as drawn, top, every player's result, notes."""
+
     round: int
     board: Board
     rack: str
@@ -93,6 +101,8 @@ class RoundResults:
 
 @dataclass(frozen=True)
 class Standing:
+    """A player's place (ties share it), total, solos, percentage of the top total."""
+
     rank: int
     player_id: str
     name: str | None
@@ -136,6 +146,8 @@ def _views(state: GameState, rnd: RoundState, player: PlayerRound) -> tuple[Subm
     judged_on = {p.part: (p.board, p.rack) for p in player.parts}
     judge = context.judge
     if state.created is not None and state.created.variant == "anticipation":
+        from engine.games import anticipation_rules
+
         judge = functools.partial(anticipation_rules.judge, context, joker_for=None)
     views = []
     for entry in player.received:
@@ -258,6 +270,8 @@ def position(state: GameState, player_id: str | None = None) -> Position:
     current = state.current
     created = state.created
     if player_id is not None and created is not None and created.variant == "anticipation":
+        from engine.games import anticipation_views
+
         board, rack, laid = anticipation_views.own_position(state, player_id)
         number = current.number if current is not None else None
         return Position(number, board, rack, state.bag, laid, state.over, state.ended)

@@ -14,6 +14,7 @@ is recorded as given, as `meta.actor`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ledger import NewEvent, RecordedEvent, VersionConflict
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AccountRefused",
+    "change_role",
     "create_account",
     "grant_role",
     "require_account",
@@ -79,7 +81,8 @@ def create_account(
     return _record(store, stream, decide, actor)
 
 
-def grant_role(
+def change_role(
+    change: type[RoleGranted | RoleRevoked],
     store: EventStore,
     account_id: str,
     role: str,
@@ -88,30 +91,11 @@ def grant_role(
     tournament_id: str | None = None,
     actor: str,
 ) -> list[RecordedEvent]:
-    """Record a role given to an existing account (`RoleGranted`); nothing when the account
-    holds it already (a grant repeated changes nothing, so none is recorded)."""
-    return _changed(store, _grant(account_id, role, game_id, tournament_id), RoleGranted, actor)
-
-
-def revoke_role(
-    store: EventStore,
-    account_id: str,
-    role: str,
-    *,
-    game_id: str | None = None,
-    tournament_id: str | None = None,
-    actor: str,
-) -> list[RecordedEvent]:
-    """Record the end of a grant the account holds (`RoleRevoked`, with the grant's own
-    fields); `not_granted` when it holds no such grant."""
-    return _changed(store, _grant(account_id, role, game_id, tournament_id), RoleRevoked, actor)
-
-
-def _changed(
-    store: EventStore, grant: Grant, change: type[RoleGranted | RoleRevoked], actor: str
-) -> list[RecordedEvent]:
-    """Record `change` of `grant` unless the roster already says it: a grant held is not
-    granted again; a grant not held cannot be revoked."""
+    """Record `change` of an existing account's role on its scope: `RoleGranted` gives it
+    (nothing is recorded when the account holds it already: a grant repeated changes
+    nothing); `RoleRevoked` ends a grant the account holds, with the grant's own fields
+    (`not_granted` when it holds no such grant)."""
+    grant = _grant(account_id, role, game_id, tournament_id)
 
     def decide(roster: Roster) -> list[AccountEvent]:
         _must_exist(roster, grant.account_id)
@@ -127,6 +111,13 @@ def _changed(
         return [change(**vars(grant))]
 
     return _record(store, stream_of(grant.account_id), decide, actor)
+
+
+grant_role = partial(change_role, RoleGranted)
+"""Record a role given to an existing account (`change_role` with `RoleGranted`)."""
+
+revoke_role = partial(change_role, RoleRevoked)
+"""Record the end of a grant the account holds (`change_role` with `RoleRevoked`)."""
 
 
 def require_account(store: EventStore, account_id: str) -> Account:

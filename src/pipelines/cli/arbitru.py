@@ -15,6 +15,7 @@ without the Markdown and traceback renderers it would import and never use here
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -252,9 +253,24 @@ def _options(
 
 
 def main() -> None:
+    _collect_rarely()
     with guarded_output():
         code = _run()
     sys.exit(code)
+
+
+GC_EVERY = 10_000
+"""New container objects between two passes of the cyclic garbage collector in a command
+(Python's default: 700)."""
+
+
+def _collect_rarely() -> None:
+    """Let the cyclic garbage collector pass every `GC_EVERY` new objects, not every 700. A
+    command makes most of its objects at start-up and while folding a game (modules, classes,
+    events, states) and keeps them to its end: at the default rate the collector scans them
+    over and over and frees nothing, about 15 ms of the 0.4 s that showing a game's standings
+    takes. Garbage cycles are still freed, later; a long command (`serve`) still collects."""
+    gc.set_threshold(GC_EVERY, *gc.get_threshold()[1:])
 
 
 def _run() -> int:

@@ -34,13 +34,7 @@ from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
 from pipelines.cli.inputs import console as _out
 from pipelines.cli.inputs import err_console as _err
-from pipelines.cli.ledger_progress import (
-    counted_lines,
-    counted_rows,
-    file_size,
-    progress,
-    shows_progress,
-)
+from pipelines.cli.ledger_progress import file_size, lines_read, rows_read, shows_progress
 from pipelines.files.errors import OutputNotWritten, say_if_output_fails, system_refused
 from pipelines.files.whole import output_target, write_whole
 
@@ -145,9 +139,7 @@ def import_command(
             )
         payload_check = _payload_check(store)
         shown = shows_progress(_err, as_json)
-        total = file_size(source)
-        with progress(_err, "importing", total, in_bytes=True, shown=shown) as advance:
-            lines = counted_lines(source, advance) if shown else source
+        with lines_read(_err, "importing", source, shown=shown) as lines:
             report = import_events(
                 store,
                 lines,
@@ -245,11 +237,8 @@ def export_command(
                 raise typer.Exit(ExitCode.NEGATIVE if altered else 0)
         else:
             total = store.stream_version(stream) if stream else store.head().seq
-            with progress(
-                _err, "exporting", total, in_bytes=False, shown=shows_progress(_err)
-            ) as advance:
-                lines = (row_line(row) for row in counted_rows(rows, advance))
-                count = write_whole(lines, out, target)
+            with rows_read(_err, "exporting", rows, total, shown=shows_progress(_err)) as read:
+                count = write_whole((row_line(row) for row in read), out, target)
     _err.print(f"exported {count} event(s)" + (f" of {stream}" if stream else ""))
     if altered:
         raise typer.Exit(ExitCode.NEGATIVE)

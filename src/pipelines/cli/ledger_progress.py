@@ -47,6 +47,26 @@ def progress(
         yield lambda done: bar.advance(task, done)
 
 
+@contextmanager
+def lines_read(
+    console: Console, description: str, source: IO[bytes], *, shown: bool
+) -> Iterator[Iterable[bytes]]:
+    """The lines of `source` (an export file), counted on a bar of its bytes titled
+    `description` when `shown`: how importing and verifying a file read it."""
+    with progress(console, description, file_size(source), in_bytes=True, shown=shown) as advance:
+        yield counted_lines(source, advance) if shown else source
+
+
+@contextmanager
+def rows_read(
+    console: Console, description: str, rows: Iterable[Any], total: int | None, *, shown: bool
+) -> Iterator[Iterable[Any]]:
+    """The database's `rows`, counted on a bar up to `total` titled `description` when
+    `shown`: how exporting and verifying the ledger read it."""
+    with progress(console, description, total, in_bytes=False, shown=shown) as advance:
+        yield counted_rows(rows, advance) if shown else rows
+
+
 def shows_progress(console: Console, as_json: bool = False) -> bool:
     """True when a bar belongs on `console`: a terminal, and not machine-readable output."""
     return console.is_terminal and not as_json

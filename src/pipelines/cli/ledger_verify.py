@@ -27,13 +27,7 @@ from ledger.input_files import (
 )
 from pipelines.cli.exits import ExitCode
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail, opened_input
-from pipelines.cli.ledger_progress import (
-    counted_lines,
-    counted_rows,
-    file_size,
-    progress,
-    shows_progress,
-)
+from pipelines.cli.ledger_progress import lines_read, rows_read, shows_progress
 from pipelines.files.whole import output_target, write_whole
 from pipelines.games.checkpoints import CHECKPOINT_KEY_ENV
 
@@ -103,11 +97,11 @@ def verify_command(
     if file is not None:
         if partial and expected is not None:
             fail("--expect-head needs the whole chain: a partial export does not hold the head")
-        with opened_input(file, EVENTS) as source:
-            total = file_size(source)
-            with progress(_err, "verifying", total, in_bytes=True, shown=shown) as advance:
-                lines = counted_lines(source, advance) if shown else source
-                result = verify_file(lines, complete=not partial, expected_head=expected)
+        with (
+            opened_input(file, EVENTS) as source,
+            lines_read(_err, "verifying", source, shown=shown) as lines,
+        ):
+            result = verify_file(lines, complete=not partial, expected_head=expected)
         if result.ok and result.checked == 0:
             fail(f"{file} holds no event: give a file written by `arbitru ledger export`")
         source_name = str(file)
@@ -117,10 +111,9 @@ def verify_command(
         with _store(db) as store:
             recorded = list_checkpoints(store)
             total = store.head().seq if shown else None
-            with progress(_err, "verifying", total, in_bytes=False, shown=shown) as advance:
-                rows = store.iter_rows()
+            with rows_read(_err, "verifying", store.iter_rows(), total, shown=shown) as rows:
                 result = verify_rows(
-                    counted_rows(rows, advance) if shown else rows,
+                    rows,
                     expected_head=expected,
                     checkpoints=recorded,
                     public_key=trusted,

@@ -7,18 +7,23 @@ are the command line's (`pipelines.cli.anticipation_views`, `pipelines.cli.compl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.games.anticipation_rules import show_tiles
-from engine.games.anticipation_state import Replacing
-from engine.games.anticipation_views import player_sheet
 from engine.games.payloads import format_time
 from engine.games.state import GameState
+
+if TYPE_CHECKING:
+    from engine.games.anticipation_state import Replacing
+
+# Each variant's own modules are imported by the function that shapes that variant's facts,
+# as the game that has them was folded by them: the other variants' views never load them.
 
 
 def replacing_json(replacing: Replacing | None) -> dict[str, Any] | None:
     if replacing is None:
         return None
+    from engine.games.anticipation_rules import show_tiles
+
     return {
         "event_id": replacing.event_id,
         "seq": replacing.seq,
@@ -41,6 +46,8 @@ def anticipation_game(state: GameState) -> bool:
 
 def sheet_json(state: GameState, player_id: str) -> dict[str, Any]:
     """A player's own side of an anticipation game at the moment folded."""
+    from engine.games.anticipation_views import player_sheet
+
     sheet = player_sheet(state, player_id)
     return {
         "player_id": sheet.player_id,
@@ -78,7 +85,7 @@ def player_json(state: GameState, player_id: str) -> dict[str, Any] | None:
     """`game replay --player P --json`: the player's `completiv` object (None otherwise)."""
     if not completiv_game(state):
         return None
-    from engine.games.completiv import player_view  # loaded already: the game was folded by it
+    from engine.games.completiv import player_view
 
     view = player_view(state, player_id)
     return {
