@@ -17,7 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ledger.canonical import GENESIS_HASH
-from ledger.database import read_transaction
+from ledger.database import read_transaction, single_read
 from ledger.envelope import RecordedEvent
 from ledger.schema import events as events_table
 from ledger.store import EventStore, Head
@@ -70,5 +70,5 @@ def follow_prefixed(store: EventStore, prefix: str, after: int, page: int) -> li
         .order_by(events_table.c.seq)
         .limit(page)
     )
-    with read_transaction(store.engine) as connection:
+    with single_read(store.engine) as connection:
         return connection.execute(query).all()

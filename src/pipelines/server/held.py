@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from pipelines.games.kept import KeptGames
+from pipelines.server.batches import Batches
 
 if TYPE_CHECKING:
     from ledger import EventStore, Head
@@ -58,6 +59,10 @@ class Server:
     _verified_lock: threading.Lock = field(default_factory=threading.Lock)
     _full_lock: threading.Lock = field(default_factory=threading.Lock)
     _since_lock: threading.Lock = field(default_factory=threading.Lock)
+    batches: Batches = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.batches = Batches(self)
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -103,6 +108,36 @@ class Server:
                 held = self._verified
             assert held is not None
             self._advance(check_since(self.store, held.seq, held.hash))
+
+    def full_check_due(self) -> bool:
+        """Whether the next write runs the full quick check first (`check_ledger`): the
+        process's first, or `FULL_CHECK_S` after the last one."""
+        return self._verified is None or time.monotonic() - self._full_at >= FULL_CHECK_S
+
+    def check_in(self, start: Head) -> None:
+        """The incremental check a batch of writes (`pipelines.server.batches`) runs first,
+        inside its write transaction, whose reads go through its connection: the events from
+        the last point verified to `start`, the head the transaction starts on. None to read
+        when this process wrote the last events; else the ones the other processes wrote
+        since (`check_since`), read under the append lock once for the whole batch instead
+        of once for each request before it."""
+        from ledger.integrity import check_recent, check_since
+
+        with self._verified_lock:
+            held = self._verified
+        if held == start:
+            return
+        if held is None:
+            check_recent(self.store)
+            self._full_at = time.monotonic()
+        else:
+            start = check_since(self.store, held.seq, held.hash)
+        self._advance(start)
+
+    def wrote(self, head: Head) -> None:
+        """A batch checked from the last point verified (`check_in`) committed its events up
+        to `head`: this process hashed them itself, so the next batch starts from there."""
+        self._advance(head)
 
     def _advance(self, head: Head) -> None:
         with self._verified_lock:
