@@ -82,9 +82,9 @@ def test_keys_in_a_batch_a_retry_answers_the_first_receipt_a_reused_key_is_refus
     server.batches._commit([first, again, reused])
     assert again.earlier == list(first.outcome.recorded)
     assert isinstance(reused.error, Problem) and reused.error.status == 422
-    later = slip("ana", key="k1")  # a retry in a later batch: read from the ledger
-    server.batches._commit([later])
-    assert later.earlier == list(first.outcome.recorded)
+    later, again = slip("ana", key="k1"), slip("ana", key="k1")  # retried in a later batch
+    server.batches._commit([later, again])
+    assert later.earlier == again.earlier == list(first.outcome.recorded)
     assert slips(server.store) == ["ana"]
 
 

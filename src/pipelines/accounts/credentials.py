@@ -227,19 +227,28 @@ def remembered_keys(
     return found
 
 
-def remember_keys(connection: Connection, keys: dict[tuple[str, str], str]) -> None:
-    """Remember each (account, key) with the digest of its request, through `connection`, in
-    the transaction that appends what those requests recorded: the key and the write then
-    commit together or not at all. A key another transaction remembered meanwhile (an
-    account's route, which remembers its keys on its own) is left as it is."""
+def remember_keys(connection: Connection, keys: dict[tuple[str, str], str]) -> set[tuple[str, str]]:
+    """Remember each (account, key) not remembered yet with the digest of its request,
+    through `connection`, in the transaction that appends what those requests record: the
+    key and the write then commit together or not at all. The pairs it remembered now (the
+    others were remembered before: `remembered_keys` tells for what). Where the database
+    returns the rows it inserted, that is one statement for the whole batch, under the
+    append lock, instead of a look-up and an insert."""
     if not keys:
-        return
+        return set()
     at = _stamp(_now())
     rows = [
         {"account_id": a, "idempotency_key": k, "request_sha256": d, "created_at": at}
         for (a, k), d in keys.items()
     ]
-    connection.execute(_remember(connection.dialect.name), rows)
+    if not connection.dialect.insert_returning:  # an old SQLite: looked up first
+        before = remembered_keys(connection, keys)
+        rows = [r for r in rows if (r["account_id"], r["idempotency_key"]) not in before]
+        if rows:
+            connection.execute(_remember(connection.dialect.name), rows)
+        return {(r["account_id"], r["idempotency_key"]) for r in rows}
+    inserted = _remember(connection.dialect.name).returning(_KEYS.account_id, _KEYS.idempotency_key)
+    return {(a, k) for a, k in connection.execute(inserted, rows)}
 
 
 _KEYS = idempotency_keys.c

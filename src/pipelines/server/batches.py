@@ -149,19 +149,22 @@ class Batches:
         with store.writer() as writer:
             server.check_in(Head(writer.last_seq, writer.last_hash))
             with read_transaction(store.engine) as connection:  # the writer's own
-                keys = remembered_keys(connection, [w.key[:2] for w in batch if w.key])
+                asked: dict[Pair, str] = {}  # each key with the digest of its first request
+                for write in batch:
+                    if write.key is not None:
+                        asked.setdefault(write.key[:2], write.key[2])
+                new = remember_keys(connection, asked)
+                before = remembered_keys(connection, [p for p in asked if p not in new])
+            keys, remembered = {**asked, **before}, set(before)
             writer.fresh_ids = True  # random ids, or ids of keys unused (see `_one`)
-            new: dict[Pair, str] = {}
             firsts: dict[Pair, Write] = {}
             for write in batch:
                 try:
-                    self._one(writer, write, games, keys, new, firsts)
+                    self._one(writer, write, games, keys, remembered, firsts)
                 except (sa.exc.SQLAlchemyError, DatabaseError):
                     raise  # the transaction is lost: the whole batch fails
                 except Exception as exc:
                     write.error = exc
-            with read_transaction(store.engine) as connection:
-                remember_keys(connection, new)
         server.wrote(Head(writer.last_seq, writer.last_hash))
         for game in games.values():
             if game.version:
@@ -173,24 +176,24 @@ class Batches:
         write: Write,
         games: dict[str, Game],
         keys: dict[Pair, str],
-        new: dict[Pair, str],
+        remembered: set[Pair],
         firsts: dict[Pair, Write],
     ) -> None:
-        """One write of the batch: answered from its first try, or decided and appended."""
+        """One write of the batch: answered from its first try, or decided and appended.
+        `keys`: the digest each of the batch's keys was first used for; `remembered`, the
+        keys remembered before this batch."""
         store = self._server.store
         if write.key is not None and write.ids is not None:
             pair, digest = write.key[:2], write.key[2]
-            before = keys.get(pair) or new.get(pair)
-            if before is not None and before != digest:
+            if keys[pair] != digest:
                 raise key_reused()
             first = firsts.setdefault(pair, write)
-            if before is None:
-                new[pair] = digest
-            elif first is not write:  # the same request twice in this batch
-                if first.outcome is not None and first.outcome.recorded:
-                    write.earlier = list(first.outcome.recorded)
+            if first is not write:  # the same request twice in this batch
+                recorded = first.earlier or (first.outcome.recorded if first.outcome else ())
+                if recorded:
+                    write.earlier = list(recorded)
                     return
-            elif found := recorded_by(store, write.ids):  # a retry of a recorded write
+            elif pair in remembered and (found := recorded_by(store, write.ids)):  # a retry
                 write.earlier = found
                 return
         making, creating = makers(write.commands)
