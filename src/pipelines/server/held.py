@@ -5,13 +5,14 @@ verified, and the live streams' broker. Every route reaches it through
 `pipelines.server.callers.server_of(request)`; the ledger stays the truth, and nothing here
 is answered without asking it what came after.
 
-Before each write the ledger is checked (`check_ledger`), as every command of the command
-line checks it, but incrementally: the process keeps the last (seq, hash) it verified, and a
-write checks only the events after it and that the row at it still holds that hash
-(`ledger.integrity.check_since`), instead of re-reading and re-hashing every event since the
-latest checkpoint on each of hundreds of slips a minute. These checks run one at a time, each
-from the point the one before it verified, so that the threads of a rush do not each check
-the same events again. The full quick check
+Before each write the ledger is checked, as every command of the command line checks it, but
+incrementally: the process keeps the last (seq, hash) it verified, and a batch of game writes
+(`pipelines.server.batches`) checks, inside its write transaction, only the events after it
+and that the row at it still holds that hash (`check_in`, by `ledger.integrity.check_since`),
+instead of re-reading and re-hashing every event since the latest checkpoint on each of
+hundreds of slips a minute; the events the batch appends move the point on without being read
+back. Other writes check the same way before they write (`check_ledger`), one at a time, each
+from the point the one before it verified. The full quick check
 (`check_recent`) runs on the process's first write, again once `FULL_CHECK_S` have passed
 since the last one, and before a round is closed or a game ended (when a checkpoint is
 signed): an event below the watermark edited with its hashes recomputed up to it is caught

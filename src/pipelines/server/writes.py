@@ -13,8 +13,9 @@ with what only a server adds around it.
   same receipt; nothing is recorded twice, even if the first try's process died between
   appending and answering; a retry racing its first try (the same key at the same moment)
   loses the append and answers the receipt of the one that won. The key is remembered with a
-  digest of the request, so that the same key with another request is refused (422) instead
-  of answering for the wrong write.
+  digest of the request, in the transaction that appends the write (`pipelines.server.batches`),
+  so that the same key with another request is refused (422) instead of answering for the
+  wrong write.
 - **Races.** With `If-Match: "VERSION"` (the `ETag` the arbiter looked at), a game that moved
   since is refused with 412 and its current version in the `ETag`; without it, a write that
   lost a race is decided again on what the other wrote (the service layer's rule).
