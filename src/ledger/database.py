@@ -268,6 +268,21 @@ def read_transaction(engine: Engine) -> Iterator[Connection]:
         yield connection
 
 
+@contextmanager
+def single_read(engine: Engine) -> Iterator[Connection]:
+    """A connection for a read of one statement: what a server reads on every request (the
+    caller's token, what the roster has not folded yet). One statement is one snapshot on its
+    own, so on PostgreSQL it runs in autocommit, without the BEGIN and COMMIT a transaction
+    sends each on a round trip of its own: three round trips become one. Elsewhere, and in a
+    thread holding a write transaction, it is `read_transaction`."""
+    if not is_postgres(engine) or id(engine) in _held_by_this_thread():
+        with read_transaction(engine) as connection:
+            yield connection
+        return
+    with engine.connect() as connection:
+        yield connection.execution_options(isolation_level="AUTOCOMMIT")
+
+
 def _held_by_this_thread() -> dict[int, Connection]:
     if not hasattr(_held, "connections"):
         _held.connections = {}

@@ -12,10 +12,12 @@ same letters in another case), which are left out here.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from ledger.canonical import GENESIS_HASH
-from ledger.database import read_transaction
+from ledger.database import read_transaction, single_read
 from ledger.envelope import RecordedEvent
 from ledger.schema import events as events_table
 from ledger.store import EventStore, Head
@@ -43,3 +45,30 @@ def read_prefixed(store: EventStore, prefix: str) -> tuple[Head, list[RecordedEv
     return head, [
         RecordedEvent(*row) for row in rows if row.seq <= head.seq and row.stream.startswith(prefix)
     ]
+
+
+def follow_prefixed(store: EventStore, prefix: str, after: int, page: int) -> list[Any]:
+    """The events after `after`, in `seq` order, at most `page` of them, each as a row of its
+    `seq`, `stream`, `type` and `payload`, the payload only for the streams whose name starts
+    with `prefix` (None for the others): what a reader following a few streams among the
+    whole log reads to move on. Every event's seq comes back, so that the reader's position
+    moves past the others' events too, but only the few it folds are read whole: following
+    the roster through a rush of slips read and decoded every slip's payload before."""
+    column = events_table.c.stream
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    payload = events_table.c.payload
+    query = (
+        sa.select(
+            events_table.c.seq,
+            column,
+            events_table.c.type,
+            sa.case((sa.and_(column >= prefix, column < upper), payload), else_=sa.null()).label(
+                "payload"
+            ),
+        )
+        .where(events_table.c.seq > after)
+        .order_by(events_table.c.seq)
+        .limit(page)
+    )
+    with single_read(store.engine) as connection:
+        return connection.execute(query).all()

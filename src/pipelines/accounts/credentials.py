@@ -18,13 +18,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from ledger.account_secrets import account_passwords, api_tokens, idempotency_keys, sessions
-from ledger.database import read_transaction, write_transaction
+from ledger.database import read_transaction, single_read, write_transaction
 
 if TYPE_CHECKING:
     from ledger import EventStore
@@ -37,6 +39,9 @@ TOKEN_BYTES = 32
 
 KEY_LONGEST = 255
 """The longest idempotency key kept (its column's width)."""
+
+_KEYS_AT_ONCE = 200
+"""(account, key) pairs looked up by one query."""
 
 
 def digest(secret: str) -> str:
@@ -122,7 +127,7 @@ def account_for_token(store: EventStore, token: str) -> str | None:
     query = sa.select(api_tokens.c.account_id).where(
         api_tokens.c.token_sha256 == digest(token), api_tokens.c.revoked_at.is_(None)
     )
-    with read_transaction(store.engine) as connection:
+    with single_read(store.engine) as connection:
         return connection.execute(query).scalar_one_or_none()
 
 
@@ -206,3 +211,58 @@ def _remembered(store: EventStore, account: str, key: str) -> str | None:
     )
     with read_transaction(store.engine) as connection:
         return connection.execute(query).scalar_one_or_none()
+
+
+def remembered_keys(
+    connection: Connection, keys: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """The request digests the (account, key) pairs among `keys` were first used for, read
+    through `connection` (a server's batch of writes reads them all at once, under the
+    append lock, in the transaction that appends them)."""
+    wanted = sorted(set(keys))
+    found: dict[tuple[str, str], str] = {}
+    for start in range(0, len(wanted), _KEYS_AT_ONCE):
+        chunk = wanted[start : start + _KEYS_AT_ONCE]
+        found.update(((a, k), d) for a, k, d in connection.execute(_REMEMBERED, {"pairs": chunk}))
+    return found
+
+
+def remember_keys(connection: Connection, keys: dict[tuple[str, str], str]) -> set[tuple[str, str]]:
+    """Remember each (account, key) not remembered yet with the digest of its request,
+    through `connection`, in the transaction that appends what those requests record: the
+    key and the write then commit together or not at all. The pairs it remembered now (the
+    others were remembered before: `remembered_keys` tells for what). Where the database
+    returns the rows it inserted, that is one statement for the whole batch, under the
+    append lock, instead of a look-up and an insert."""
+    if not keys:
+        return set()
+    at = _stamp(_now())
+    rows = [
+        {"account_id": a, "idempotency_key": k, "request_sha256": d, "created_at": at}
+        for (a, k), d in keys.items()
+    ]
+    if not connection.dialect.insert_returning:  # an old SQLite: looked up first
+        before = remembered_keys(connection, keys)
+        rows = [r for r in rows if (r["account_id"], r["idempotency_key"]) not in before]
+        if rows:
+            connection.execute(_remember(connection.dialect.name), rows)
+        return {(r["account_id"], r["idempotency_key"]) for r in rows}
+    inserted = _remember(connection.dialect.name).returning(_KEYS.account_id, _KEYS.idempotency_key)
+    return {(a, k) for a, k in connection.execute(inserted, rows)}
+
+
+_KEYS = idempotency_keys.c
+_REMEMBERED = sa.select(_KEYS.account_id, _KEYS.idempotency_key, _KEYS.request_sha256).where(
+    sa.tuple_(_KEYS.account_id, _KEYS.idempotency_key).in_(sa.bindparam("pairs", expanding=True))
+)
+"""Built once, so that each batch's look-up is compiled from SQLAlchemy's cache."""
+
+
+@functools.cache
+def _remember(dialect: str) -> Any:
+    """The insert of keys that leaves a key already remembered as it is, built once."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(idempotency_keys).on_conflict_do_nothing()

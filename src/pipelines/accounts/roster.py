@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pipelines.accounts.events import (
     ACCOUNT_TYPES,
@@ -32,7 +32,7 @@ from pipelines.accounts.events import (
 )
 
 if TYPE_CHECKING:
-    from ledger import EventStore, RecordedEvent
+    from ledger import EventStore
 
 __all__ = ["EMPTY_ROSTER", "ROLES", "Account", "Grant", "Roster", "load_roster"]
 
@@ -43,7 +43,20 @@ ACCOUNT_PREFIX = "account/"
 """How the name of an account's stream starts (`account/<id>`)."""
 
 _PAGE = 2000
-"""Events read per query while catching up (`EventStore.iter_all`'s pages)."""
+"""Events read per query while catching up (`ledger.stream_prefix.follow_prefixed`'s pages)."""
+
+
+class Folded(Protocol):
+    """What a roster reads of an event: a `RecordedEvent`, or a row of `follow_prefixed`."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def stream(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def payload(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -96,26 +109,40 @@ class Roster:
             )
         )
 
-    def folded(self, events: Iterable[RecordedEvent]) -> Roster:
+    def folded(self, events: Iterable[Folded]) -> Roster:
         """A new roster with `events` (in `seq` order, after `seq`) folded: those of account
-        streams change it, every event moves `seq`."""
-        accounts = dict(self.accounts)
-        grants = set(self.grants)
+        streams change it, every event moves `seq`. The accounts and grants are copied only
+        when an account event comes (a server folds every slip of a rush by here, where a
+        copy of a thousand accounts each time cost more than the slip's own reading)."""
+        accounts: dict[str, Account] | None = None
+        grants: set[Grant] | None = None
         seq = self.seq
         for event in events:
             seq = event.seq
             if event.type in ACCOUNT_TYPES and event.stream.startswith(ACCOUNT_PREFIX):
+                if accounts is None or grants is None:
+                    accounts, grants = dict(self.accounts), set(self.grants)
                 _fold(accounts, grants, event)
         if seq == self.seq:
             return self
+        if accounts is None or grants is None:
+            return replace(self, seq=seq)
         return replace(self, seq=seq, accounts=MappingProxyType(accounts), grants=frozenset(grants))
 
     def caught_up(self, store: EventStore) -> Roster:
         """A new roster with every event recorded after `seq` folded (this one when none was).
-        The whole log after `seq` is read, a page at a time: account events are few and
-        scattered among a game's, and a server catches up before each decision, reading
-        only what was recorded since the last one."""
-        return self.folded(store.iter_all(from_seq=self.seq + 1, page_size=_PAGE))
+        The log after `seq` is followed a page at a time (`ledger.stream_prefix.follow_prefixed`):
+        account events are few and scattered among a game's, so only theirs are read whole,
+        the others' seqs alone; a server catches up before each decision, reading only what
+        was recorded since the last one."""
+        from ledger.stream_prefix import follow_prefixed
+
+        roster = self
+        while True:
+            rows = follow_prefixed(store, ACCOUNT_PREFIX, roster.seq, _PAGE)
+            roster = roster.folded(rows)
+            if len(rows) < _PAGE:
+                return roster
 
 
 EMPTY_ROSTER = Roster()
@@ -133,7 +160,7 @@ def load_roster(store: EventStore) -> Roster:
     return replace(EMPTY_ROSTER.folded(events), seq=head.seq)
 
 
-def _fold(accounts: dict[str, Account], grants: set[Grant], event: RecordedEvent) -> None:
+def _fold(accounts: dict[str, Account], grants: set[Grant], event: Folded) -> None:
     """One account event applied. An event that does not decode (imported by an older or a
     lenient importer) or names another account than its stream's changes nothing: a roster
     never raises, as a game's fold never does."""

@@ -48,17 +48,26 @@ class KeptGames:
                     try:
                         now = load_game(store, stream, must_exist=must_exist)
                         if now.version:
-                            self._keep(now)
+                            self.keep(now)
                     finally:
                         with self._lock:
                             self._loading.pop(stream, None)
                     return now
         assert held is not None
         now = extended(held, store.read_stream(stream, after_version=held.version))
-        self._keep(now)
+        self.keep(now)
         return now
 
-    def _keep(self, game: Game) -> None:
+    def last(self, stream: str) -> Game | None:
+        """The game as this process last read or wrote it, if kept, without asking the
+        ledger what came after it: only for what a game that moved since would not change."""
+        with self._lock:
+            return self._games.get(stream)
+
+    def keep(self, game: Game) -> None:
+        """Keep `game` unless a later version of it is kept: what a server's batch of writes
+        appended to it, once committed, so that the next request does not read back from
+        the ledger what this process has just written (only what others wrote after it)."""
         with self._lock:
             held = self._games.get(game.stream)
             if held is None or held.version < game.version:

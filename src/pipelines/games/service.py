@@ -46,6 +46,7 @@ from pipelines.games.stream_names import claimants
 if TYPE_CHECKING:
     from engine.games.commands import Command
     from ledger import EventStore
+    from ledger.store import _Writer as Writer
 
 PLAYABLE_VARIANTS = tuple(VARIANTS)
 """The variants whose rules exist (the engine's); games of the others cannot be created."""
@@ -335,17 +336,10 @@ def execute(
     `locked` decides once, under the append lock from the first read, with no optimistic
     try: what a server keeping games folded does, where catching up is cheap and in a rush
     nearly every optimistic append would lose and take the lock a second time."""
-    from engine.games.commands import CreateGame  # imported by the writing commands only
-
-    made = None if callable(commands) else [_stamped(c) for c in commands]
-    creating = made is not None and any(isinstance(c, CreateGame) for c in made)
-
-    def making(now: Game) -> list[Command]:
-        return made if made is not None else [_stamped(c) for c in commands(now)]  # type: ignore[operator]
-
+    making, creating = makers(commands)
     if locked and store is not None and not dry_run:
         return _under_lock(store, game, creating, kept, making, ids, 0, expected)
-    loaded = _loaded(store, game, creating, kept)
+    loaded = loaded_for(store, game, creating, kept)
     if expected is not None and loaded.version != expected:
         raise GameMoved(loaded.stream, expected, loaded.version)
     made = making(loaded)
@@ -374,20 +368,55 @@ def _under_lock(
     """Read, decide and append in one write transaction, under the append lock, where nobody
     else can write first (reads in it go through its connection)."""
     with store.writer() as writer:
-        loaded = _loaded(store, game, creating, kept)
-        if expected is not None and loaded.version != expected:
-            raise GameMoved(loaded.stream, expected, loaded.version)
-        events, after = _decided(store, loaded, making(loaded), conflicts, ids)
-        writer.read_version(loaded.stream, loaded.version)  # read just now, through the writer
-        recorded = (
-            writer.append(loaded.stream, events, expected_version=loaded.version) if events else []
-        )
+        loaded = loaded_for(store, game, creating, kept)
+        return appended_in(writer, store, loaded, making, ids, expected, conflicts)
+
+
+def makers(commands: Commands) -> tuple[Callable[[Game], list[Command]], bool]:
+    """What makes the commands from the game as read (each slip stamped with its arrival),
+    and whether they create the game. A function of the game is called on the first read
+    only: a retry after a conflict decides the same commands again."""
+    from engine.games.commands import CreateGame  # imported by the writing commands only
+
+    made = None if callable(commands) else [_stamped(c) for c in commands]
+    creating = made is not None and any(isinstance(c, CreateGame) for c in made)
+
+    def making(now: Game) -> list[Command]:
+        nonlocal made
+        if made is None:
+            made = [_stamped(c) for c in commands(now)]  # type: ignore[operator]
+        return made
+
+    return making, creating
+
+
+def appended_in(
+    writer: Writer,
+    store: EventStore,
+    loaded: Game,
+    making: Callable[[Game], list[Command]],
+    ids: EventIds | None,
+    expected: int | None,
+    conflicts: int = 0,
+) -> Outcome:
+    """Decide on `loaded` (the game as read in `writer`'s transaction, under the append
+    lock) and append the events through `writer`; committed when its holder's transaction
+    ends: one command of `execute`'s, or one request of a batch a server commits together
+    (`pipelines.server.batches`). Raises before anything is appended when the command
+    cannot go on, so that the transaction's other appends stand."""
+    if expected is not None and loaded.version != expected:
+        raise GameMoved(loaded.stream, expected, loaded.version)
+    events, after = _decided(store, loaded, making(loaded), conflicts, ids)
+    writer.read_version(loaded.stream, loaded.version)  # read just now, through the writer
+    recorded = (
+        writer.append(loaded.stream, events, expected_version=loaded.version) if events else []
+    )
     return Outcome(
         loaded.stream, loaded.state, after, tuple(events), tuple(recorded), conflicts, False
     )
 
 
-def _loaded(
+def loaded_for(
     store: EventStore | None, game: str, creating: bool, kept: FoldedGames | None = None
 ) -> Game:
     """The game as a command is decided on; `LedgerAltered` when its own events no longer

@@ -17,7 +17,11 @@ Round = Annotated[int, Path(ge=1, le=10_000, description="The round's number.")]
 DryRun = Annotated[bool, Query(description="Show what it would append and change; write nothing.")]
 
 
-def held_game(request: Request, game: str) -> Game:
-    """The game now (404 `not_found` when the ledger holds no such game)."""
+def held_game(request: Request, game: str, *, fresh: bool = True) -> Game:
+    """The game now (404 `not_found` when the ledger holds no such game); with `fresh`
+    False, as this process last read or wrote it, if it keeps it (not asking the ledger what
+    came after: for what only grows, see `games_api._slip`)."""
     server = server_of(request)
+    if not fresh and (kept := server.games.last(stream_of(game))) is not None:
+        return kept
     return server.games.current(server.store, stream_of(game))

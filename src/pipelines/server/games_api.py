@@ -191,10 +191,19 @@ def _slip(
     """A slip (a submission, or an anticipation replacement) made by `make` for the player it
     is for: the caller's own, or the one an arbiter names. The server stamps its arrival
     (`writes.write`) unless an arbiter entering a paper slip gives it, which is then checked as
-    the command line checks it (not after now, not before the draw)."""
+    the command line checks it (not after now, not before the draw).
+
+    Who may send it is judged on the game as this process last held it (`held_game`'s
+    `fresh=False`), asked of the ledger again only if that refuses: what it is judged on
+    only grows (the players who joined; the tournament is the game's from its creation),
+    so a game that moved since allows no less, and the slip itself is decided on the game
+    as the ledger holds it, under the append lock. In a rush, this spares each slip a read
+    of what the other processes wrote."""
     accepted = now()
-    held = held_game(request, game)
-    at = access(request, action, game=held)
+    try:
+        at = access(request, action, game=held_game(request, game, fresh=False))
+    except Problem:  # perhaps a player who joined since: asked again on the game now
+        at = access(request, action, game=held_game(request, game))
     player = _slip_player(at, action, body.player)
     _arrival(at, action, body.received_at, body.source)
     command = make(player, at)

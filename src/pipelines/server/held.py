@@ -5,13 +5,14 @@ verified, and the live streams' broker. Every route reaches it through
 `pipelines.server.callers.server_of(request)`; the ledger stays the truth, and nothing here
 is answered without asking it what came after.
 
-Before each write the ledger is checked (`check_ledger`), as every command of the command
-line checks it, but incrementally: the process keeps the last (seq, hash) it verified, and a
-write checks only the events after it and that the row at it still holds that hash
-(`ledger.integrity.check_since`), instead of re-reading and re-hashing every event since the
-latest checkpoint on each of hundreds of slips a minute. These checks run one at a time, each
-from the point the one before it verified, so that the threads of a rush do not each check
-the same events again. The full quick check
+Before each write the ledger is checked, as every command of the command line checks it, but
+incrementally: the process keeps the last (seq, hash) it verified, and a batch of game writes
+(`pipelines.server.batches`) checks, inside its write transaction, only the events after it
+and that the row at it still holds that hash (`check_in`, by `ledger.integrity.check_since`),
+instead of re-reading and re-hashing every event since the latest checkpoint on each of
+hundreds of slips a minute; the events the batch appends move the point on without being read
+back. Other writes check the same way before they write (`check_ledger`), one at a time, each
+from the point the one before it verified. The full quick check
 (`check_recent`) runs on the process's first write, again once `FULL_CHECK_S` have passed
 since the last one, and before a round is closed or a game ended (when a checkpoint is
 signed): an event below the watermark edited with its hashes recomputed up to it is caught
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from pipelines.games.kept import KeptGames
+from pipelines.server.batches import Batches
 
 if TYPE_CHECKING:
     from ledger import EventStore, Head
@@ -58,6 +60,10 @@ class Server:
     _verified_lock: threading.Lock = field(default_factory=threading.Lock)
     _full_lock: threading.Lock = field(default_factory=threading.Lock)
     _since_lock: threading.Lock = field(default_factory=threading.Lock)
+    batches: Batches = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.batches = Batches(self)
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -103,6 +109,36 @@ class Server:
                 held = self._verified
             assert held is not None
             self._advance(check_since(self.store, held.seq, held.hash))
+
+    def full_check_due(self) -> bool:
+        """Whether the next write runs the full quick check first (`check_ledger`): the
+        process's first, or `FULL_CHECK_S` after the last one."""
+        return self._verified is None or time.monotonic() - self._full_at >= FULL_CHECK_S
+
+    def check_in(self, start: Head) -> None:
+        """The incremental check a batch of writes (`pipelines.server.batches`) runs first,
+        inside its write transaction, whose reads go through its connection: the events from
+        the last point verified to `start`, the head the transaction starts on. None to read
+        when this process wrote the last events; else the ones the other processes wrote
+        since (`check_since`), read under the append lock once for the whole batch instead
+        of once for each request before it."""
+        from ledger.integrity import check_recent, check_since
+
+        with self._verified_lock:
+            held = self._verified
+        if held == start:
+            return
+        if held is None:
+            check_recent(self.store)
+            self._full_at = time.monotonic()
+        else:
+            start = check_since(self.store, held.seq, held.hash)
+        self._advance(start)
+
+    def wrote(self, head: Head) -> None:
+        """A batch checked from the last point verified (`check_in`) committed its events up
+        to `head`: this process hashed them itself, so the next batch starts from there."""
+        self._advance(head)
 
     def _advance(self, head: Head) -> None:
         with self._verified_lock:

@@ -13,8 +13,9 @@ with what only a server adds around it.
   same receipt; nothing is recorded twice, even if the first try's process died between
   appending and answering; a retry racing its first try (the same key at the same moment)
   loses the append and answers the receipt of the one that won. The key is remembered with a
-  digest of the request, so that the same key with another request is refused (422) instead
-  of answering for the wrong write.
+  digest of the request, in the transaction that appends the write (`pipelines.server.batches`),
+  so that the same key with another request is refused (422) instead of answering for the
+  wrong write.
 - **Races.** With `If-Match: "VERSION"` (the `ETag` the arbiter looked at), a game that moved
   since is refused with 412 and its current version in the `ETag`; without it, a write that
   lost a race is decided again on what the other wrote (the service layer's rule).
@@ -38,6 +39,7 @@ from fastapi.responses import JSONResponse
 from ledger.errors import LedgerError
 from pipelines.games.service import Commands, EventIds, GameMoved, ServiceError, execute
 from pipelines.games.shapes import event_json, outcome_json
+from pipelines.server.batches import Write, key_reused, recorded_by
 from pipelines.server.callers import server_of
 from pipelines.server.problems import Problem
 
@@ -52,8 +54,6 @@ _NAMESPACE = uuid.UUID("6f1d3c4e-2a8b-5e7f-9c0d-1b2a3c4d5e6f")
 _KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d{1,12})"?\s*$')
 _CLOSING = frozenset({"RoundClosed", "GameEnded"})
-_MOST_EVENTS = 4096
-"""More events than any one command appends (a game created with its hundred players)."""
 
 
 def now() -> datetime:
@@ -80,37 +80,42 @@ def write(
     dry_run: bool,
     accepted: datetime,
 ) -> JSONResponse:
-    """Decide `commands` on `game` and record them (see the module docstring)."""
+    """Decide `commands` on `game` and record them (see the module docstring): with the
+    writes other requests of this process ask for at the same moment, in one transaction
+    (`pipelines.server.batches`)."""
     server = server_of(request)
     store = server.store
-    keyed = None if dry_run else sent_before(request, access.account or "-", body)
-    ids = None
-    if keyed is not None:
-        key, again = keyed
-        ids = ids_for(access.account or "-", key)
-        if again and (earlier := _recorded(store, ids)):
-            return receipt(earlier)
+    account = access.account or "-"
+    key = None if dry_run else _idempotency_key(request)
+    ids = None if key is None else ids_for(account, key)
     expected = _if_match(request)
-    server.check_ledger(full=_closes(commands))
+    if dry_run:
+        server.check_ledger(full=_closes(commands))
+    elif _closes(commands) or server.full_check_due():
+        server.check_ledger(full=True)  # else each batch checks what is new (`check_in`)
     try:
-        outcome = execute(
-            store,
-            game,
-            _arrived(commands, accepted),
-            dry_run=dry_run,
-            kept=server.games,
-            ids=ids,
-            expected=expected,
-            locked=True,
+        if dry_run:
+            stamped = _arrived(commands, accepted)
+            outcome = execute(
+                store, game, stamped, dry_run=True, kept=server.games, expected=expected
+            )
+            return JSONResponse(outcome_json(outcome), status_code=200)
+        keyed = None if key is None else (account, key, _digest(request, body))
+        done = server.batches.run(
+            Write(game, _arrived(commands, accepted), ids=ids, expected=expected, key=keyed)
         )
     except (ServiceError, LedgerError) as exc:
-        earlier = _recorded(store, ids) if ids is not None else []
+        earlier = recorded_by(store, ids) if ids is not None else []
         if earlier:  # a retry that raced its first try, which recorded the write
             return receipt(earlier)
         if isinstance(exc, GameMoved):
             raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
         raise
-    if dry_run or not outcome.recorded:
+    if done.earlier:
+        return receipt(done.earlier)
+    outcome = done.outcome
+    assert outcome is not None
+    if not outcome.recorded:
         return JSONResponse(outcome_json(outcome), status_code=200)
     if any(e.type in _CLOSING for e in outcome.recorded):
         _checkpoint(store)
@@ -151,12 +156,7 @@ def sent_before(request: Request, account: str, body: BaseModel | None) -> tuple
     digest = _digest(request, body)
     remembered = remember_request(server_of(request).store, account, key, digest)
     if remembered is not None and remembered != digest:
-        raise Problem(
-            422,
-            "this Idempotency-Key was already used for another request: use a new key "
-            "for a new write (the same key only to send the same request again)",
-            "idempotency_key_reused",
-        )
+        raise key_reused()
     return key, remembered is not None
 
 
@@ -178,19 +178,6 @@ def receipt(recorded: list[RecordedEvent], status: int = 201, **shown: Any) -> J
         "events": [event_json(e, e) for e in recorded],  # as recorded: its own envelope
     }
     return JSONResponse(body, status_code=status, headers=etag(last.version))
-
-
-def _recorded(store: Any, ids: EventIds) -> list[RecordedEvent]:
-    """The events a first try with these ids recorded, in order (none if it recorded none)."""
-    found: list[RecordedEvent] = []
-    batch = 64
-    while len(found) < _MOST_EVENTS:
-        wanted = [ids(n) for n in range(len(found), len(found) + batch)]
-        stored = store.find_events(wanted)
-        found.extend(stored[i] for i in wanted if i in stored)
-        if len(stored) < batch:
-            break
-    return found
 
 
 def _idempotency_key(request: Request) -> str | None:

@@ -1,0 +1,208 @@
+"""Group commit: the game writes a server process is asked for at the same moment, appended
+in one transaction.
+
+Every append holds the ledger's one write lock (`ledger.database`) from its first read to its
+commit. A rush of slips was a queue of such transactions, each with its own round trips, its
+own idempotency key remembered and committed apart, its own commit (a flush to disk), while
+every other request thread of the process waited for the lock. Here a request hands its write
+to the process's `Batches` and waits; whichever thread takes the turn next appends every
+write waiting by then, in the order they came, in one transaction: the ledger's incremental
+check once (`Server.check_in`), the batch's idempotency keys looked up in one query and
+remembered in one insert, each write decided on its game as the writes before it in the batch
+left it (the game read from the ledger once a batch, under the lock), each with its own
+events, chain links and receipt, and one commit.
+
+- Each write is judged on its own: one refused (by the rules, by If-Match, a key reused for
+  another request) is answered so and the others go on; nothing of it was appended
+  (`appended_in` raises before it appends).
+- A write is answered only once the batch committed. A commit that fails (or a statement of
+  the batch: the transaction is then lost) fails every write of the batch with 503, refusals
+  included (they were decided on writes that are not recorded): none was acknowledged,
+  nothing of them is in the ledger, and a retry with the same Idempotency-Key is recorded
+  once. What was acknowledged was committed first, which is what keeps the kill -9 guarantee.
+- A key is remembered in the transaction that appends its write: both commit, or neither.
+- Once committed, the games as the batch left them are kept (`KeptGames.keep`): the next
+  request reads from the ledger only what other processes wrote since.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+
+from ledger import Head
+from ledger.database import read_transaction
+from ledger.errors import DatabaseError
+from pipelines.accounts.credentials import remember_keys, remembered_keys
+from pipelines.games.service import (
+    Commands,
+    EventIds,
+    Outcome,
+    appended_in,
+    extended,
+    loaded_for,
+    makers,
+    stream_of,
+)
+from pipelines.server.problems import Problem, log
+
+if TYPE_CHECKING:
+    from ledger import EventStore, RecordedEvent
+    from ledger.store import _Writer as Writer
+    from pipelines.games.service import Game
+    from pipelines.server.held import Server
+
+MOST_EVENTS = 4096
+"""More events than any one command appends (a game created with its hundred players)."""
+
+Pair = tuple[str, str]
+"""An account and one of its idempotency keys."""
+
+
+@dataclass
+class Write:
+    """One request's write, as handed to a batch, and what came of it: its `outcome`, or
+    the events a first try with the same key recorded (`earlier`), or its `error`."""
+
+    game: str
+    commands: Commands
+    ids: EventIds | None = None
+    expected: int | None = None
+    key: tuple[str, str, str] | None = None
+    """The caller's account, Idempotency-Key and the digest of the request."""
+    outcome: Outcome | None = None
+    earlier: list[RecordedEvent] | None = None
+    error: Exception | None = None
+    done: bool = False
+
+
+def key_reused() -> Problem:
+    return Problem(
+        422,
+        "this Idempotency-Key was already used for another request: use a new key "
+        "for a new write (the same key only to send the same request again)",
+        "idempotency_key_reused",
+    )
+
+
+def recorded_by(store: EventStore, ids: EventIds) -> list[RecordedEvent]:
+    """The events a first try with these ids recorded, in order (none if it recorded none)."""
+    found: list[RecordedEvent] = []
+    batch = 64
+    while len(found) < MOST_EVENTS:
+        wanted = [ids(n) for n in range(len(found), len(found) + batch)]
+        stored = store.find_events(wanted)
+        found.extend(stored[i] for i in wanted if i in stored)
+        if len(stored) < batch:
+            break
+    return found
+
+
+class Batches:
+    """The game writes of one server process, committed a batch at a time (see the module
+    docstring)."""
+
+    def __init__(self, server: Server) -> None:
+        self._server = server
+        self._waiting: list[Write] = []
+        self._waiting_lock = threading.Lock()
+        self._turn = threading.Lock()
+
+    def run(self, write: Write) -> Write:
+        """Append `write` with whatever else is waiting, once committed (its `outcome` or
+        `earlier` set); raises its error, or the batch's."""
+        with self._waiting_lock:
+            self._waiting.append(write)
+        with self._turn:
+            if not write.done:  # not taken by the batch before: this thread commits the next
+                with self._waiting_lock:
+                    batch, self._waiting = self._waiting, []
+                self._commit(batch)
+        if write.error is not None:
+            raise write.error
+        return write
+
+    def _commit(self, batch: list[Write]) -> None:
+        try:
+            self._appended(batch)
+        except Exception as exc:
+            if isinstance(exc, sa.exc.SQLAlchemyError | DatabaseError):
+                log.warning("a batch of %d writes was not committed: %s", len(batch), exc)
+                exc = DatabaseError(
+                    f"the batch this write was in could not be committed ({type(exc).__name__}); "
+                    "nothing of it was recorded: send it again (with the same Idempotency-Key, "
+                    "it is recorded once)"
+                )
+            for write in batch:
+                write.outcome, write.earlier, write.error = None, None, exc
+        finally:
+            for write in batch:
+                write.done = True
+
+    def _appended(self, batch: list[Write]) -> None:
+        server = self._server
+        store = server.store
+        games: dict[str, Game] = {}
+        with store.writer() as writer:
+            server.check_in(Head(writer.last_seq, writer.last_hash))
+            with read_transaction(store.engine) as connection:  # the writer's own
+                asked: dict[Pair, str] = {}  # each key with the digest of its first request
+                for write in batch:
+                    if write.key is not None:
+                        asked.setdefault(write.key[:2], write.key[2])
+                new = remember_keys(connection, asked)
+                before = remembered_keys(connection, [p for p in asked if p not in new])
+            keys, remembered = {**asked, **before}, set(before)
+            writer.fresh_ids = True  # random ids, or ids of keys unused (see `_one`)
+            firsts: dict[Pair, Write] = {}
+            for write in batch:
+                try:
+                    self._one(writer, write, games, keys, remembered, firsts)
+                except (sa.exc.SQLAlchemyError, DatabaseError):
+                    raise  # the transaction is lost: the whole batch fails
+                except Exception as exc:
+                    write.error = exc
+        server.wrote(Head(writer.last_seq, writer.last_hash))
+        for game in games.values():
+            if game.version:
+                server.games.keep(game)
+
+    def _one(
+        self,
+        writer: Writer,
+        write: Write,
+        games: dict[str, Game],
+        keys: dict[Pair, str],
+        remembered: set[Pair],
+        firsts: dict[Pair, Write],
+    ) -> None:
+        """One write of the batch: answered from its first try, or decided and appended.
+        `keys`: the digest each of the batch's keys was first used for; `remembered`, the
+        keys remembered before this batch."""
+        store = self._server.store
+        if write.key is not None and write.ids is not None:
+            pair, digest = write.key[:2], write.key[2]
+            if keys[pair] != digest:
+                raise key_reused()
+            first = firsts.setdefault(pair, write)
+            if first is not write:  # the same request twice in this batch
+                recorded = first.earlier or (first.outcome.recorded if first.outcome else ())
+                if recorded:
+                    write.earlier = list(recorded)
+                    return
+            elif pair in remembered and (found := recorded_by(store, write.ids)):  # a retry
+                write.earlier = found
+                return
+        making, creating = makers(write.commands)
+        stream = stream_of(write.game)
+        loaded = games.get(stream)
+        if loaded is None:
+            loaded = loaded_for(store, write.game, creating, self._server.games)
+            games[stream] = loaded
+        write.outcome = appended_in(writer, store, loaded, making, write.ids, write.expected)
+        recorded = write.outcome.recorded
+        if recorded and recorded[-1].version > loaded.version:
+            games[stream] = extended(loaded, recorded)

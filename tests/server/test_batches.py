@@ -1,0 +1,152 @@
+"""Group commit (`pipelines.server.batches`), on SQLite and PostgreSQL: the writes waiting
+together are appended in one transaction, each judged on its own; one refused does not sink
+the others; a batch whose commit fails fails every write in it, records none of them, and
+leaves what the process keeps as the ledger holds it."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from engine.games.commands import CreateGame, DrawRack, Player, Submit
+from ledger import EventStore
+from ledger.errors import DatabaseError
+from ledger.integrity import check_recent
+from pipelines.games.errors import CommandRefused
+from pipelines.server.batches import Write
+from pipelines.server.held import Server
+from pipelines.server.problems import Problem
+from pipelines.server.writes import ids_for
+from tests.ledger.conftest import db_url, pg_url, sqlite_url  # noqa: F401 (the ledger backends)
+
+pytestmark = pytest.mark.usefixtures("_arbitru_home")
+
+
+@pytest.fixture
+def server(db_url: str):  # noqa: F811 (the fixture imported above)
+    """A server process's state on a ledger holding game b1 (ana, bob, cy), round 1 drawn."""
+    with EventStore(db_url) as store:
+        held = Server(store)
+        players = tuple(Player(p, p.title()) for p in ("ana", "bob", "cy"))
+        opened = [CreateGame(game_id="b1", players=players), DrawRack(round=1, tiles="AERTSIO")]
+        for command in opened:
+            held.batches.run(Write("b1", [command]))
+        yield held
+
+
+def slip(player: str, text: str = "H8: SERAT", key: str | None = None) -> Write:
+    keyed = None if key is None else (player, key, f"digest of {player}'s {text}")
+    ids = None if key is None else ids_for(player, key)
+    return Write("b1", [Submit(round=1, player_id=player, text=text)], ids=ids, key=keyed)
+
+
+def slips(store: EventStore) -> list[str]:
+    return [e.payload["player_id"] for e in store.read_stream("game/b1")
+            if e.type == "SubmissionReceived"]  # fmt: skip
+
+
+def test_a_batch_appends_each_write_with_its_own_events_in_one_transaction(server) -> None:
+    batch = [slip("ana"), slip("bob"), slip("cy")]
+    server.batches._commit(batch)
+    recorded = [w.outcome.recorded for w in batch]
+    assert [len(r) for r in recorded] == [1, 1, 1]
+    assert [r[0].version for r in recorded] == [6, 7, 8]
+    seqs = [r[0].seq for r in recorded]
+    assert seqs == list(range(seqs[0], seqs[0] + 3))
+    assert recorded[1][0].prev_hash == recorded[0][0].hash  # each its own link of the chain
+    assert slips(server.store) == ["ana", "bob", "cy"]
+    check_recent(server.store)
+    kept = server.games.current(server.store, "b1")  # kept as the batch left it
+    assert kept.version == 8 and len(kept.stored) == 8
+
+
+def test_a_write_the_rules_refuse_does_not_sink_the_others(server) -> None:
+    batch = [slip("ana"), slip("zoe"), slip("ana", "H8: RATES"), slip("bob")]
+    server.batches._commit(batch)
+    assert [w.error is None for w in batch] == [True, False, True, True]
+    assert isinstance(batch[1].error, CommandRefused)  # zoe is not in the game
+    assert slips(server.store) == ["ana", "ana", "bob"]  # ana's second decided on her first
+    assert [w.outcome.recorded[0].version for w in (batch[0], batch[2], batch[3])] == [6, 7, 8]
+    check_recent(server.store)
+
+
+def test_keys_in_a_batch_a_retry_answers_the_first_receipt_a_reused_key_is_refused(
+    server,
+) -> None:
+    first, again = slip("ana", key="k1"), slip("ana", key="k1")
+    reused = Write("b1", [Submit(round=1, player_id="ana", text="H8: TARES")],
+                   ids=ids_for("ana", "k1"), key=("ana", "k1", "another digest"))  # fmt: skip
+    server.batches._commit([first, again, reused])
+    assert again.earlier == list(first.outcome.recorded)
+    assert isinstance(reused.error, Problem) and reused.error.status == 422
+    later, again = slip("ana", key="k1"), slip("ana", key="k1")  # retried in a later batch
+    server.batches._commit([later, again])
+    assert later.earlier == again.earlier == list(first.outcome.recorded)
+    assert slips(server.store) == ["ana"]
+
+
+def test_a_commit_that_fails_fails_the_whole_batch_and_records_none(server) -> None:
+    store = server.store
+    before = store.head()
+    failing = True
+
+    def refuse_commit(connection) -> None:
+        if failing:
+            raise sa.exc.OperationalError("COMMIT", {}, Exception("the disk is full"))
+
+    sa.event.listen(store.engine, "commit", refuse_commit)
+    batch = [slip("ana", key=str(uuid.uuid4())), slip("zoe"), slip("bob")]
+    try:
+        server.batches._commit(batch)
+    finally:
+        failing = False
+        sa.event.remove(store.engine, "commit", refuse_commit)
+    assert all(isinstance(w.error, DatabaseError) for w in batch)  # 503, refusal included
+    assert all(w.outcome is None and w.earlier is None for w in batch)
+    assert store.head() == before and slips(store) == []
+    retried = [slip("ana", key=batch[0].key[1]), slip("bob")]  # kept state was not moved
+    server.batches._commit(retried)
+    assert [w.outcome.recorded[0].version for w in retried] == [6, 7]
+    assert slips(store) == ["ana", "bob"]
+    check_recent(store)
+
+
+def test_a_statement_that_fails_fails_the_batch(server, monkeypatch) -> None:
+    def broken(*_args) -> None:
+        raise sa.exc.OperationalError("INSERT", {}, Exception("the connection dropped"))
+
+    monkeypatch.setattr("pipelines.server.batches.remember_keys", broken)
+    before = server.store.head()
+    batch = [slip("ana", key="k2"), slip("bob")]
+    server.batches._commit(batch)
+    assert all(isinstance(w.error, DatabaseError) for w in batch)
+    assert server.store.head() == before
+
+
+def test_writes_waiting_for_the_turn_are_committed_together_by_one_thread(server) -> None:
+    """The turn held while three threads queue; the first to get it commits all three."""
+    batches = server.batches
+    writes = [slip("ana"), slip("bob"), slip("zoe")]
+    answers: dict[str, object] = {}
+
+    def send(write: Write) -> None:
+        try:
+            answers[write.commands[0].player_id] = batches.run(write)
+        except CommandRefused as exc:
+            answers[write.commands[0].player_id] = exc
+
+    threads = [threading.Thread(target=send, args=(w,)) for w in writes]
+    with batches._turn:
+        for thread in threads:
+            thread.start()
+        while len(batches._waiting) < 3:
+            threading.Event().wait(0.01)
+    for thread in threads:
+        thread.join()
+    assert isinstance(answers["zoe"], CommandRefused)
+    seqs = sorted(w.outcome.recorded[0].seq for w in writes[:2])
+    assert seqs[1] == seqs[0] + 1
+    assert slips(server.store) in (["ana", "bob"], ["bob", "ana"])
