@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
 
@@ -52,8 +52,8 @@ from pipelines.server.problems import Problem, log
 if TYPE_CHECKING:
     from ledger import EventStore, RecordedEvent
     from ledger.store import _Writer as Writer
+    from pipelines.games.kept import KeptGames
     from pipelines.games.service import Game
-    from pipelines.server.held import Server
 
 MOST_EVENTS = 4096
 """More events than any one command appends (a game created with its hundred players)."""
@@ -101,11 +101,23 @@ def recorded_by(store: EventStore, ids: EventIds) -> list[RecordedEvent]:
     return found
 
 
+class Holding(Protocol):
+    """What a batch needs of the server process it writes for (`pipelines.server.held.Server`,
+    which holds the batches: named here by what it does, so that neither imports the other)."""
+
+    store: EventStore
+    games: KeptGames
+
+    def check_in(self, start: Head) -> None: ...
+
+    def wrote(self, head: Head) -> None: ...
+
+
 class Batches:
     """The game writes of one server process, committed a batch at a time (see the module
     docstring)."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Holding) -> None:
         self._server = server
         self._waiting: list[Write] = []
         self._waiting_lock = threading.Lock()
