@@ -496,3 +496,14 @@ def test_a_later_submission_before_the_deadline_replaces_the_earlier_one(arbiter
         ("H5: VARA", "late"),
     ]
     assert ana["submissions"][2]["source"] == "slip 7" and ana["total"] == 22 + 10
+
+
+def test_a_recorded_text_is_shown_as_written_never_turned_into_an_emoji(arbiter) -> None:
+    """Rich reads `:smile:` as an emoji code; a reason or a name an arbiter typed is shown as
+    typed (the terminal's consoles have emoji codes off)."""
+    arbiter.ok("create", "hd1", "--player", "ana::wink: Ana", "--player", "bob")
+    arbiter.ok("end", "hd1", "--reason", "rain :smile:")
+    shown = arbiter.run("standings", "hd1", actor=False)
+    assert shown.exit_code == 0, shown.output
+    assert "rain :smile:" in shown.stdout and ":wink: Ana" in shown.stdout
+    assert "😄" not in shown.stdout and "😉" not in shown.stdout

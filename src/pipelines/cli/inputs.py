@@ -36,8 +36,8 @@ from ledger.input_files import (
 from ledger.jsonl import JsonlError, numbered_lines, parse_line
 from pipelines.cli.exits import ExitCode
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, emoji=False)
+err_console = Console(stderr=True, highlight=False, emoji=False)
 
 DbOption = Annotated[
     str,

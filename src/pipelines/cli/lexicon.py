@@ -55,7 +55,7 @@ def _emit(as_json: bool, payload: dict[str, Any], human: Callable[[Console], Non
     if as_json:
         emit_json(payload, sort_keys=False)
     else:
-        human(Console(highlight=False))
+        human(Console(highlight=False, emoji=False))
 
 
 @lexicon_app.command("build")

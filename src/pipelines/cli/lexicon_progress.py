@@ -47,7 +47,7 @@ def progress_on_stderr(show: bool) -> Iterator[Report]:
         TimeElapsedColumn,
     )
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, emoji=False)
     columns = (
         SpinnerColumn(),
         TextColumn("{task.description}"),

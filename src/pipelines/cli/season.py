@@ -116,7 +116,7 @@ def recompute_command(
     if workers is not None and not 1 <= workers <= MAX_WORKERS:
         fail(f"--workers {workers}: give between 1 and {MAX_WORKERS} (one per core is what helps)")
     selection = Selection(season, tournament, game.removeprefix("game/") if game else None)
-    console = Console(stderr=True)
+    console = Console(stderr=True, emoji=False)
     if skip_verify:
         console.print(
             "[bold yellow]warning:[/] --skip-verify: the ledger's chain is not checked, so "
@@ -181,7 +181,7 @@ def _report(summary: Summary, before, as_json: bool) -> None:
     if as_json:
         emit_json(document, sort_keys=False)
         return
-    out = Console()
+    out = Console(emoji=False)
     if summary.games == 0:
         out.print(f"Nothing new: the read models are up to date at seq {summary.head.seq}.")
         return
@@ -190,6 +190,6 @@ def _report(summary: Summary, before, as_json: bool) -> None:
     out.print(table)
     out.print(f"Read models at seq {summary.head.seq} ({summary.head.hash[:16]}...).")
     for game_id, problem in summary.problems:
-        Console(stderr=True, soft_wrap=True).print(
+        Console(stderr=True, soft_wrap=True, emoji=False).print(
             f"game {game_id} has no rows: {problem}", markup=False
         )
