@@ -6,9 +6,12 @@ that a test can hold a page to having none, and screenshots written where CI kee
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from ledger import EventStore
 from pipelines.accounts.credentials import set_password
@@ -16,6 +19,22 @@ from pipelines.accounts.credentials import set_password
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artefacts" / "screenshots"
 PASSWORD = "correct horse battery"
+
+
+def form_token(client: httpx.Client, path: str = "/signin") -> str:
+    """The form token the page at `path` gives this client (its cookie set with it)."""
+    page = client.get(path)
+    assert page.status_code == 200, page.text
+    return re.search(r'name="form_token" value="([^"]+)"', page.text)[1]
+
+
+def signed_in_client(site: str, account: str, password: str = PASSWORD) -> httpx.Client:
+    """A client of the pages (no redirect followed), signed in with the sign-in form."""
+    client = httpx.Client(base_url=site, timeout=30, follow_redirects=False)
+    fields = {"form_token": form_token(client), "account": account, "password": password}
+    answer = client.post("/signin", data=fields)
+    assert answer.status_code == 303, answer.text
+    return client
 
 
 def with_password(server: Any, account: str) -> None:

@@ -50,7 +50,17 @@ def slips(store: EventStore) -> list[str]:
 
 def test_a_batch_appends_each_write_with_its_own_events_in_one_transaction(server) -> None:
     batch = [slip("ana"), slip("bob"), slip("cy")]
-    server.batches._commit(batch)
+    commits: list[object] = []
+
+    def committed(connection: object) -> None:
+        commits.append(connection)
+
+    sa.event.listen(server.store.engine, "commit", committed)
+    try:
+        server.batches._commit(batch)
+    finally:
+        sa.event.remove(server.store.engine, "commit", committed)
+    assert len(commits) == 1  # the three writes, one transaction
     recorded = [w.outcome.recorded for w in batch]
     assert [len(r) for r in recorded] == [1, 1, 1]
     assert [r[0].version for r in recorded] == [6, 7, 8]
@@ -138,14 +148,26 @@ def test_writes_waiting_for_the_turn_are_committed_together_by_one_thread(server
         except CommandRefused as exc:
             answers[write.commands[0].player_id] = exc
 
+    sizes: list[int] = []
+    commit = batches._commit
+
+    def counted(batch: list[Write]) -> None:
+        sizes.append(len(batch))
+        commit(batch)
+
+    batches._commit = counted  # type: ignore[method-assign]
     threads = [threading.Thread(target=send, args=(w,)) for w in writes]
     with batches._turn:
         for thread in threads:
             thread.start()
-        while len(batches._waiting) < 3:
-            threading.Event().wait(0.01)
+        for _ in range(3000):  # a minute at most for the three to queue
+            if len(batches._waiting) == 3:
+                break
+            threading.Event().wait(0.02)
+        assert len(batches._waiting) == 3, "the writes did not queue behind the turn"
     for thread in threads:
-        thread.join()
+        thread.join(60)
+    assert sizes == [3]  # one thread committed all three
     assert isinstance(answers["zoe"], CommandRefused)
     seqs = sorted(w.outcome.recorded[0].seq for w in writes[:2])
     assert seqs[1] == seqs[0] + 1

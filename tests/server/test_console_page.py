@@ -11,7 +11,7 @@ import re
 import httpx
 import pytest
 
-from tests.server.pages_helpers import PASSWORD, with_password
+from tests.server.pages_helpers import signed_in_client, with_password
 
 GAME = "k1"
 PAGE = f"/games/{GAME}/console"
@@ -44,13 +44,10 @@ pytestmark = pytest.mark.usefixtures("game")
 
 def signed_in(server, account: str | None) -> httpx.Client:
     """A browser-like client of the pages, signed in as `account` with the sign-in form."""
-    browser = httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30)
-    if account is not None:
-        form = browser.get("/signin").text
-        token = re.search(r'name="form_token" value="([^"]+)"', form)[1]
-        fields = {"form_token": token, "account": account, "password": PASSWORD, "next": "/"}
-        assert browser.post("/signin", data=fields).status_code == 303
-    return browser
+    site = f"http://127.0.0.1:{server.port}"
+    if account is None:
+        return httpx.Client(base_url=site, timeout=30)
+    return signed_in_client(site, account)
 
 
 def controls_shown(html: str) -> set[str]:

@@ -4,15 +4,10 @@ language (Romanian unless asked otherwise), and refusals shown as pages, not JSO
 
 from __future__ import annotations
 
-import re
-
 import httpx
 import pytest
 
-from ledger import EventStore
-from pipelines.accounts.credentials import set_password
-
-PASSWORD = "correct horse battery"
+from tests.server.pages_helpers import PASSWORD, form_token, signed_in_client, with_password
 
 
 @pytest.fixture(scope="module")
@@ -20,36 +15,23 @@ def site(server) -> str:
     """ana (a player of `p1`) with a password; chief (admin) made `p1` and drew round 1."""
     server.account("chief", "Chief", "admin")
     server.account("ana", "Ana Pop")
-    with EventStore(server.db) as store:
-        set_password(store, "ana", PASSWORD)
+    with_password(server, "ana")
     chief = server.client("chief")
     assert chief.post("/games", json={"game_id": "p1", "players": ["ana"]}).is_success
     assert chief.post("/games/p1/rounds/1/draw", json={"tiles": "AERTSIO"}).is_success
     return f"http://127.0.0.1:{server.port}"
 
 
-def browser(site: str, **headers: str) -> httpx.Client:
+def reader_at(site: str, **headers: str) -> httpx.Client:
     return httpx.Client(base_url=site, headers=headers, timeout=30, follow_redirects=False)
 
 
-def form_token(client: httpx.Client, path: str = "/signin") -> str:
-    page = client.get(path)
-    assert page.status_code == 200, page.text
-    return re.search(r'name="form_token" value="([^"]+)"', page.text)[1]
-
-
 def signed_in(site: str) -> httpx.Client:
-    client = browser(site)
-    token = form_token(client)
-    answer = client.post(
-        "/signin", data={"form_token": token, "account": "ana", "password": PASSWORD}
-    )
-    assert answer.status_code == 303, answer.text
-    return client
+    return signed_in_client(site, "ana")
 
 
 def test_the_home_page_lists_the_games_in_romanian_by_default(site) -> None:
-    page = browser(site).get("/")
+    page = reader_at(site).get("/")
     assert page.status_code == 200
     assert '<html lang="ro">' in page.text
     assert "Jocuri" in page.text and "p1" in page.text and "Rundă deschisă" in page.text
@@ -57,19 +39,19 @@ def test_the_home_page_lists_the_games_in_romanian_by_default(site) -> None:
 
 
 def test_the_language_is_the_one_asked_then_kept_else_the_browsers(site) -> None:
-    client = browser(site)
+    client = reader_at(site)
     english = client.get("/?lang=en")
     assert '<html lang="en">' in english.text and "Round open" in english.text
     assert english.cookies.get("arbitru_lang") == "en"
     assert '<html lang="en">' in client.get("/").text  # the cookie keeps it
-    preferred = browser(site, **{"Accept-Language": "fr-FR, en;q=0.8, ro;q=0.5"}).get("/")
+    preferred = reader_at(site, **{"Accept-Language": "fr-FR, en;q=0.8, ro;q=0.5"}).get("/")
     assert '<html lang="en">' in preferred.text
-    weighed = browser(site, **{"Accept-Language": "en;q=0.3, ro-RO;q=0.9"}).get("/")
+    weighed = reader_at(site, **{"Accept-Language": "en;q=0.3, ro-RO;q=0.9"}).get("/")
     assert '<html lang="ro">' in weighed.text
 
 
 def test_a_player_signs_in_with_the_form_and_is_sent_back_where_they_were(site) -> None:
-    client = browser(site)
+    client = reader_at(site)
     token = form_token(client, "/signin?next=/games/p1/replay")
     answer = client.post(
         "/signin",
@@ -86,7 +68,7 @@ def test_a_player_signs_in_with_the_form_and_is_sent_back_where_they_were(site) 
 
 @pytest.mark.parametrize("away", ["//evil.example/", "https://evil.example/", "/\\evil.example"])
 def test_signing_in_never_sends_the_reader_to_another_site(site, away) -> None:
-    client = browser(site)
+    client = reader_at(site)
     token = form_token(client)
     answer = client.post(
         "/signin", data={"form_token": token, "account": "ana", "password": PASSWORD, "next": away}
@@ -95,7 +77,7 @@ def test_signing_in_never_sends_the_reader_to_another_site(site, away) -> None:
 
 
 def test_a_wrong_password_is_told_on_the_page_in_the_readers_language(site) -> None:
-    client = browser(site)
+    client = reader_at(site)
     token = form_token(client)
     answer = client.post("/signin", data={"form_token": token, "account": "ana", "password": "x"})
     assert answer.status_code == 401
@@ -105,7 +87,7 @@ def test_a_wrong_password_is_told_on_the_page_in_the_readers_language(site) -> N
 
 
 def test_a_form_without_this_sites_token_is_refused_as_a_page(site) -> None:
-    client = browser(site)
+    client = reader_at(site)
     form_token(client)  # the browser holds a token cookie, the other site's form has none
     forged = client.post("/signin", data={"account": "ana", "password": PASSWORD})
     assert forged.status_code == 403
@@ -127,7 +109,7 @@ def test_signing_out_ends_the_session(site) -> None:
     out = client.post("/signout", data={"form_token": token})
     assert out.status_code == 303 and out.headers["location"] == "/"
     assert "Autentificat" not in client.get("/").text
-    stolen = browser(site)
+    stolen = reader_at(site)
     stolen.cookies.set("arbitru_session", session)
     assert "Autentificat" not in stolen.get("/").text  # the session is gone, not just the cookie
 
@@ -143,8 +125,8 @@ def test_a_browsers_session_writes_to_the_api_only_from_this_sites_pages(site) -
 
 
 def test_refusals_are_pages_outside_the_api_and_problem_details_inside(site) -> None:
-    page = browser(site).get("/games/nosuch/replay?lang=en")
+    page = reader_at(site).get("/games/nosuch/replay?lang=en")
     assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
     assert "Not found" in page.text and "nosuch" in page.text
-    api = browser(site).get("/api/v1/games/nosuch")
+    api = reader_at(site).get("/api/v1/games/nosuch")
     assert api.status_code == 404 and api.headers["content-type"] == "application/problem+json"

@@ -14,8 +14,9 @@ import httpx
 import pytest
 
 from ledger import EventStore
+from pipelines.pictures.reasons import reason_text
 from tests.server.conftest import arbitru_command
-from tests.server.pages_helpers import PASSWORD, with_password
+from tests.server.pages_helpers import form_token, signed_in_client, with_password
 
 RACK = "VARZATE"
 
@@ -38,19 +39,7 @@ def site(server) -> str:
 
 
 def signed_in(site: str, account: str) -> httpx.Client:
-    client = httpx.Client(base_url=site, timeout=30, follow_redirects=False)
-    token = form_token(client, "/signin")
-    answer = client.post(
-        "/signin", data={"form_token": token, "account": account, "password": PASSWORD}
-    )
-    assert answer.status_code == 303, answer.text
-    return client
-
-
-def form_token(client: httpx.Client, path: str) -> str:
-    page = client.get(path)
-    assert page.status_code == 200, page.text
-    return re.search(r'name="form_token" value="([^"]+)"', page.text)[1]
+    return signed_in_client(site, account)
 
 
 def preview(client: httpx.Client, text: str, **more) -> httpx.Response:
@@ -109,9 +98,12 @@ def test_a_form_without_the_token_is_refused(site) -> None:
 def test_a_refused_slip_is_said_on_the_page_with_the_text_kept(site) -> None:
     ana = signed_in(site, "ana")
     token = form_token(ana, "/games/pp/play")
-    late = ana.post("/games/pp/play", data={"form_token": token, "round": "7", "text": "H8: A"})
-    assert late.status_code == 409 and 'value="H8: A"' in late.text
-    assert 'role="alert" id="send-problem">' in late.text
+    refused = ana.post(
+        "/games/pp/play", data={"form_token": token, "round": "7", "text": "H8: A"}
+    )  # round 7 is not drawn
+    assert refused.status_code == 409 and 'value="H8: A"' in refused.text
+    assert 'role="alert" id="send-problem">' in refused.text
+    assert reason_text("round_not_drawn", "ro") in refused.text  # the reason, in Romanian
 
 
 def engine_score(board: list[str], move: str, rack: str, tmp_path) -> dict:
@@ -164,6 +156,7 @@ def test_a_word_not_in_the_word_list_previews_exactly_like_one_in_it(site, tmp_p
     listed, unlisted = preview(ana, "H8: VARE").json(), preview(ana, "H8: RAVE").json()
     empty = ["." * 15] * 15
     assert engine_score(empty, "H8: RAVE", RACK, tmp_path)["valid"] is False  # not in the list
+    assert engine_score(empty, "H8: VARE", RACK, tmp_path)["valid"] is True  # in it
     assert listed.keys() == unlisted.keys()
     assert "valid" not in listed and unlisted["problems"] == listed["problems"] == []
     assert unlisted["score"] == listed["score"] > 0 and unlisted["notes"] == []
@@ -198,7 +191,7 @@ def test_each_variant_previews_the_score_its_round_then_gives(
         page = ana.get(f"/games/{game}/play")
         assert 'id="replacement"' in page.text
         assert '<span class="rack" id="stock">??</span>' in page.text  # the two jokers
-        token = re.search(r'name="form_token" value="([^"]+)"', page.text)[1]
+        token = form_token(ana, f"/games/{game}/play")
         fields = {"form_token": token, "round": "1", "kind": "replacement", "text": replacement}
         declared = ana.post(f"/games/{game}/play", data=fields)
         assert declared.status_code == 303, declared.text

@@ -91,6 +91,7 @@ def test_with_the_script_off_the_form_still_sends(browser, server, players) -> N
     try:
         bob.open("/games/plain1/play")
         assert not bob.page.locator("#countdown").is_visible()  # the deadline as text only
+        assert bob.page.locator("#deadline").inner_text().endswith("UTC")
         bob.page.fill("#slip", "H8: ARTE")
         with bob.page.expect_navigation():
             bob.page.click("#send button[type=submit]")

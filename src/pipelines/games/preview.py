@@ -20,7 +20,7 @@ from engine.dictionary import Dictionary
 from engine.games.anticipation_rules import holdings, judge, sheet_of
 from engine.games.context import GameContext, Judgement
 from engine.games.rounds import rack_after
-from engine.games.state import GameState, PlayerRound, RoundState
+from engine.games.state import GameState, RoundState
 from engine.notation import format_move
 
 
@@ -53,7 +53,7 @@ def where_played(
     stock stands for) `player_id`'s slip `part` of `rnd` is judged with: the round's board and
     rack, or in anticipation their own board and group (their stock in the last round's part
     1); in a last round, after their earlier parts that count."""
-    player = rnd.players.get(player_id) or PlayerRound(player_id)
+    player = rnd.player(player_id)
     anticipation = state.created is not None and state.created.variant == "anticipation"
     joker_for = None
     if anticipation:

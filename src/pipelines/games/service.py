@@ -316,7 +316,6 @@ def execute(
     kept: FoldedGames | None = None,
     ids: EventIds | None = None,
     expected: int | None = None,
-    locked: bool = False,
 ) -> Outcome:
     """Decide `commands` on the game's current state and append their events, all or none, at
     the version read. On a conflict the game is read again and the commands decided again
@@ -332,13 +331,9 @@ def execute(
     `kept` keeps games folded in this process (a server), caught up from their version
     instead of folded from the start on every command; `ids` names the events (`EventIds`).
     With `expected` (the version the arbiter looked at), a game that moved since is refused
-    (`GameMoved`) instead of decided again: the arbiter must see what changed first.
-    `locked` decides once, under the append lock from the first read, with no optimistic
-    try: what a server keeping games folded does, where catching up is cheap and in a rush
-    nearly every optimistic append would lose and take the lock a second time."""
+    (`GameMoved`) instead of decided again: the arbiter must see what changed first. (A
+    server decides its writes under the lock in batches instead: `pipelines.server.batches`.)"""
     making, creating = makers(commands)
-    if locked and store is not None and not dry_run:
-        return _under_lock(store, game, creating, kept, making, ids, 0, expected)
     loaded = loaded_for(store, game, creating, kept)
     if expected is not None and loaded.version != expected:
         raise GameMoved(loaded.stream, expected, loaded.version)

@@ -20,7 +20,9 @@ events, chain links and receipt, and one commit.
   included (they were decided on writes that are not recorded): none was acknowledged,
   nothing of them is in the ledger, and a retry with the same Idempotency-Key is recorded
   once. What was acknowledged was committed first, which is what keeps the kill -9 guarantee.
-- A key is remembered in the transaction that appends its write: both commit, or neither.
+- A key is remembered in the transaction that appends its write, so a key is never kept
+  without its write's events (the key of a write the rules refused is kept, as before: a
+  retry is decided again and refused again).
 - Once committed, the games as the batch left them are kept (`KeptGames.keep`): the next
   request reads from the ledger only what other processes wrote since.
 """
@@ -139,7 +141,7 @@ class Batches:
 
     def _commit(self, batch: list[Write]) -> None:
         try:
-            self._appended(batch)
+            head, games = self._appended(batch)
         except Exception as exc:
             if isinstance(exc, sa.exc.SQLAlchemyError | DatabaseError):
                 log.warning("a batch of %d writes was not committed: %s", len(batch), exc)
@@ -150,11 +152,27 @@ class Batches:
                 )
             for write in batch:
                 write.outcome, write.earlier, write.error = None, None, exc
+        else:
+            self._after_commit(head, games)
         finally:
             for write in batch:
                 write.done = True
 
-    def _appended(self, batch: list[Write]) -> None:
+    def _after_commit(self, head: Head, games: dict[str, Game]) -> None:
+        """What the process keeps of a committed batch: the point of the chain it verified,
+        the games as the batch left them. Never a reason to say the batch failed (it is
+        recorded): a failure here only costs the next request a read of the ledger."""
+        try:
+            self._server.wrote(head)
+            for game in games.values():
+                if game.version:
+                    self._server.games.keep(game)
+        except Exception:
+            log.exception("a committed batch could not be kept; the next request reads it")
+
+    def _appended(self, batch: list[Write]) -> tuple[Head, dict[str, Game]]:
+        """Decide and append the batch in one transaction, committed on return: the head it
+        left and the games as it left them."""
         server = self._server
         store = server.store
         games: dict[str, Game] = {}
@@ -177,10 +195,7 @@ class Batches:
                     raise  # the transaction is lost: the whole batch fails
                 except Exception as exc:
                     write.error = exc
-        server.wrote(Head(writer.last_seq, writer.last_hash))
-        for game in games.values():
-            if game.version:
-                server.games.keep(game)
+        return Head(writer.last_seq, writer.last_hash), games
 
     def _one(
         self,

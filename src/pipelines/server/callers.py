@@ -12,6 +12,7 @@ about (`pipelines.server.access`) and checks the route's action against the tabl
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fastapi import Request
@@ -135,8 +136,14 @@ def arbiter_roles(
 
 
 def _joined(game: Game, account: str) -> bool:
-    players = game.state.players
-    return account in players or account.lower() in {p.lower() for p in players}
+    return joined_as(game.state.players, account) is not None
+
+
+def joined_as(players: Iterable[str], account: str) -> str | None:
+    """The player id among `players` that `account` names (ids are one without case: an
+    account is lower-cased, a player may have joined as `Ana`), or None."""
+    wanted = account.lower()
+    return next((p for p in players if p.lower() == wanted), None)
 
 
 def _forbidden(action: str) -> str:

@@ -11,6 +11,7 @@ from fastapi import Path, Query, Request
 from pipelines.games.service import Game, stream_of
 from pipelines.server.bodies import ID_PATTERN
 from pipelines.server.callers import server_of
+from pipelines.server.problems import Problem
 
 GameId = Annotated[str, Path(pattern=ID_PATTERN, max_length=64, description="A game id.")]
 Round = Annotated[int, Path(ge=1, le=10_000, description="The round's number.")]
@@ -25,3 +26,8 @@ def held_game(request: Request, game: str, *, fresh: bool = True) -> Game:
     if not fresh and (kept := server.games.last(stream_of(game))) is not None:
         return kept
     return server.games.current(server.store, stream_of(game))
+
+
+def unusable(held: Game) -> Problem:
+    """The refusal of a page that reads a game whose first event is no usable GameCreated."""
+    return Problem(409, f"{held.stream} cannot be read: no usable GameCreated", "unusable")

@@ -14,8 +14,9 @@ from engine.games.state import GameState
 from pipelines.games.service import Game, at_last_close, replay_to
 from pipelines.games.shapes import position_json, results_json, standings_json, time_text
 from pipelines.server.access import Access
-from pipelines.server.callers import access, server_of
+from pipelines.server.callers import access, joined_as, server_of
 from pipelines.server.game_paths import GameId, Round, held_game
+from pipelines.server.live_events import slips
 from pipelines.server.problems import Problem
 from pipelines.server.visibility import not_yet, own_open_round
 from pipelines.server.writes import etag
@@ -57,7 +58,7 @@ def game_json(now_: Game) -> dict[str, Any]:
             "deadline": time_text(current.deadline),
             "closed": current.closed,
             "last": current.last,
-            "slips": sum(len(p.received) for p in current.players.values()),
+            "slips": slips(current),
             "board": list(current.board.rows),
         },
         "rounds_closed": sum(1 for r in state.rounds if r.closed),
@@ -101,12 +102,9 @@ def whole_results(held: Game, round: int) -> dict[str, Any]:
 
 
 def _own_id(held: Game, at: Access) -> str:
-    """The player id the signed-in player joined the game as (ids are one without case)."""
+    """The player id the signed-in player joined the game as."""
     account = at.account or ""
-    for player_id in held.state.players:
-        if player_id.lower() == account.lower():
-            return player_id
-    return account
+    return joined_as(held.state.players, account) or account
 
 
 @router.get("/games/{game}/standings", summary="The standings")

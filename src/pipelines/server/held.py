@@ -92,18 +92,14 @@ class Server:
         (`check_since`). The verified point only moves forward."""
         from ledger.integrity import check_recent, check_since
 
-        with self._verified_lock:
-            held = self._verified
-        if full or held is None or time.monotonic() - self._full_at >= FULL_CHECK_S:
+        if full or self.full_check_due():
             with self._full_lock:  # one full check at a time; the others wait for its verdict
-                due = self._verified is None or time.monotonic() - self._full_at >= FULL_CHECK_S
-                if full or due:
+                if full or self.full_check_due():
                     head = self.store.head()
                     check_recent(self.store)
                     self._full_at = time.monotonic()
                     self._advance(head)
                     return
-                held = self._verified
         with self._since_lock:  # one at a time, each from where the one before it got
             with self._verified_lock:
                 held = self._verified

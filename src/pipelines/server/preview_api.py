@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from pipelines.games.preview import preview_json
 from pipelines.server import bodies
-from pipelines.server.callers import access
+from pipelines.server.callers import access, joined_as
 from pipelines.server.game_paths import GameId, Round, held_game
 from pipelines.server.problems import Problem
 
@@ -35,7 +35,7 @@ def preview(request: Request, game: GameId, round: Round, body: bodies.Preview) 
         raise Problem(422, "name the player whose slip this is (`player`)", "invalid")
     else:
         named = body.player
-    player = next((p for p in state.players if p.lower() == named.lower()), None)
+    player = joined_as(state.players, named)
     if player is None:
         raise Problem(404, f"{named} is not a player of {held.stream}", "not_found")
     rnd = state.round(round)

@@ -92,7 +92,9 @@ def write(
     if dry_run:
         server.check_ledger(full=_closes(commands))
     elif _closes(commands) or server.full_check_due():
-        server.check_ledger(full=True)  # else each batch checks what is new (`check_in`)
+        # a close always; else the check due, which the threads queued behind the first
+        # one to run it find done (else each batch checks what is new: `check_in`)
+        server.check_ledger(full=_closes(commands))
     try:
         if dry_run:
             stamped = _arrived(commands, accepted)

@@ -17,23 +17,18 @@ other; the public is sent to sign in first, anyone else is refused (403).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
+from pipelines.pictures.catalogues import N_
 from pipelines.pictures.reasons import reason_texts
 from pipelines.server.access import ARBITER_ROLES, Access, Relation
 from pipelines.server.callers import access
 from pipelines.server.game_paths import GameId, held_game
 from pipelines.server.games_read_api import game_json, whole_results
-from pipelines.server.pages.rendering import (
-    N_,
-    language,
-    render,
-    signed_in_account,
-    translated,
-)
+from pipelines.server.pages.rendering import language, render, signed_in_account, translated
+from pipelines.server.pages.signin import to_sign_in
 from pipelines.server.problems import Problem
 
 router = APIRouter()
@@ -145,7 +140,7 @@ def controls(at: Access) -> dict[str, bool]:
 @router.get("/games/{game}/console")
 def console_page(request: Request, game: GameId) -> Response:
     if signed_in_account(request) is None:
-        return RedirectResponse(f"/signin?next={quote(request.url.path)}", status_code=303)
+        return to_sign_in(request)
     held = held_game(request, game)
     at = access(request, "read_game", game=held)
     lang = language(request)

@@ -25,9 +25,8 @@ from fastapi.responses import HTMLResponse, Response
 from pipelines.games.shapes import results_json, standings_json
 from pipelines.pictures.reasons import reason_texts
 from pipelines.server.callers import access
-from pipelines.server.game_paths import GameId, held_game
+from pipelines.server.game_paths import GameId, held_game, unusable
 from pipelines.server.games_read_api import game_json, public_state
-from pipelines.server.live_events import slips
 from pipelines.server.pages.rendering import language, render
 from pipelines.server.problems import Problem
 
@@ -41,11 +40,8 @@ def display_page(request: Request, game: GameId) -> HTMLResponse:
     access(request, "read_game", game=held)
     state = held.state
     if state.context is None:
-        raise Problem(409, f"{held.stream} cannot be read: no usable GameCreated", "unusable")
+        raise unusable(held)
     shown = game_json(held)
-    current = state.current
-    if current is not None:
-        shown["round"]["slips"] = slips(current)
     closed = [r.number for r in state.rounds if r.closed]
     results = None
     if closed:
@@ -110,7 +106,7 @@ def display_board(request: Request, game: GameId) -> Response:
     access(request, "read_game", game=held)
     state = held.state
     if state.context is None or state.created is None:
-        raise Problem(409, f"{held.stream} cannot be read: no usable GameCreated", "unusable")
+        raise unusable(held)
     if state.created.variant == "anticipation":
         raise Problem(404, "anticipation has no shared board: each player has their own")
     spot = position(state, None)

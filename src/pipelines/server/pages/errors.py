@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import Response
 
-from pipelines.server.pages.rendering import N_, language, render, translated
+from pipelines.pictures.catalogues import N_
+from pipelines.server.pages.rendering import language, render, translated
 from pipelines.server.problems import Problem
 
 _TITLES = {
@@ -29,6 +30,8 @@ _TITLES = {
 
 def problem_page(request: Request, problem: Problem) -> Response:
     """The page that says `problem` (its status, its headers)."""
+    if problem.status == 503 and getattr(request.state, "account", False) is False:
+        request.state.account = None  # the database did not answer: ask it nothing more
     title = translated(language(request), _TITLES.get(problem.status, N_("Error")))
     return render(
         request,

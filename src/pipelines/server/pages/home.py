@@ -6,23 +6,17 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from pipelines.server.callers import server_of
-from pipelines.server.pages.rendering import N_, language, render, signed_in_account, translated
+from pipelines.server.callers import joined_as, server_of
+from pipelines.server.pages.rendering import (
+    STATUS_NAMES,
+    VARIANT_NAMES,
+    language,
+    render,
+    signed_in_account,
+    translated,
+)
 
 router = APIRouter()
-
-VARIANT_NAMES = {  # every page names a game's variant and status by these
-    "duplicate": N_("Duplicate"),
-    "completiv": N_("Duplicate-completiv"),
-    "anticipation": N_("Anticipation with metagrams"),
-    "eliptic": N_("Eliptic"),
-}
-STATUS_NAMES = {
-    "created": N_("Not started"),
-    "open": N_("Round open"),
-    "closed": N_("Round closed"),
-    "ended": N_("Ended"),
-}
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -34,7 +28,7 @@ def home(request: Request) -> HTMLResponse:
     games = games_listed(server.store, players=True)
     roster = server.roster() if account is not None else None
     for game in games:
-        game["plays"] = account is not None and account in game["players"]
+        game["plays"] = account is not None and joined_as(game["players"], account) is not None
         game["arbitrates"] = roster is not None and bool(
             roster.game_roles(account, game["game_id"], game["tournament_id"])
             or roster.is_admin(account)

@@ -30,11 +30,19 @@ from engine.problems import CODES
 from pipelines.games.preview import where_played
 from pipelines.games.service import Game
 from pipelines.games.shapes import results_json, time_text
+from pipelines.pictures.catalogues import N_
 from pipelines.pictures.reasons import reason_text, reason_texts
+from pipelines.server.callers import joined_as
 from pipelines.server.game_paths import GameId, held_game
 from pipelines.server.pages.forms import posted_form
-from pipelines.server.pages.home import VARIANT_NAMES
-from pipelines.server.pages.rendering import N_, language, render, signed_in_account, translated
+from pipelines.server.pages.rendering import (
+    VARIANT_NAMES,
+    language,
+    render,
+    signed_in_account,
+    translated,
+)
+from pipelines.server.pages.signin import to_sign_in
 from pipelines.server.problems import Problem, refusal
 
 router = APIRouter()
@@ -51,7 +59,7 @@ def play_page(
     """The page, for the game's players (the public is sent to sign in first)."""
     account = signed_in_account(request)
     if account is None:
-        return _to_sign_in(request)
+        return to_sign_in(request)
     held = held_game(request, game)
     return render(request, "play.html", **_page(request, held, account, receipt))
 
@@ -65,7 +73,7 @@ async def send(request: Request, game: GameId) -> Response:
     fields = await posted_form(request)
     account = signed_in_account(request)
     if account is None:
-        return _to_sign_in(request)
+        return to_sign_in(request)
     held = held_game(request, game)
     player_of(request, held, account)
     text = fields.get("text", "").strip()
@@ -115,14 +123,10 @@ def _json(answer: Response) -> dict[str, Any]:
     return json.loads(bytes(answer.body))
 
 
-def _to_sign_in(request: Request) -> Response:
-    return RedirectResponse(f"/signin?next={quote(request.url.path)}", status_code=303)
-
-
 def player_of(request: Request, held: Game, account: str) -> str:
     """The player id `account` joined the game as; a page saying the page is the players'
     (403) otherwise."""
-    found = next((p for p in held.state.players if p.lower() == account.lower()), None)
+    found = joined_as(held.state.players, account)
     if found is None:
         message = N_(
             "%(account)s does not play %(game)s: this page is for the game's players (its "
@@ -200,11 +204,10 @@ def _page(
 def _stock(state: GameState, rnd: RoundState | None, player: str) -> str | None:
     """Anticipation: the two tiles of the player's stock they play the open round with."""
     from engine.games.anticipation_rules import holdings, sheet_of
-    from engine.games.state import PlayerRound
 
     if rnd is None:
         return None
-    mine = rnd.players.get(player) or PlayerRound(player)
+    mine = rnd.player(player)
     return holdings(rnd, sheet_of(state, player), mine)[1]
 
 
@@ -224,7 +227,7 @@ def _slips(rnd: RoundState, player: str, stored: dict[str, Any]) -> list[dict[st
     """The player's slips of the round as received, newest first, each with its ledger seq
     and hash; those a later slip of the same part replaced marked superseded. Nothing is said
     of how an open round's slip is judged (its words' validity is for the close)."""
-    mine = next((p for p in rnd.players.values() if p.player_id == player), None)
+    mine = rnd.players.get(player)
     if mine is None:
         return []
     standing = {part.entry.event_id for part in mine.parts}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
-from pipelines.pictures.catalogues import LANGUAGES
+from pipelines.pictures.catalogues import LANGUAGES, N_
 from pipelines.pictures.catalogues import translations as catalogues_of
 from pipelines.pictures.reasons import reason_text
 
@@ -35,6 +35,22 @@ LANGUAGE_NAMES = {"ro": "Română", "en": "English"}
 
 LANGUAGE_COOKIE = "arbitru_lang"
 _YEAR_S = 365 * 24 * 3600
+
+
+VARIANT_NAMES = {
+    "duplicate": N_("Duplicate"),
+    "completiv": N_("Duplicate-completiv"),
+    "anticipation": N_("Anticipation with metagrams"),
+    "eliptic": N_("Eliptic"),
+}
+STATUS_NAMES = {
+    "created": N_("Not started"),
+    "open": N_("Round open"),
+    "closed": N_("Round closed"),
+    "ended": N_("Ended"),
+}
+"""How every page names a game's variant and its status (`pipelines.games.listing`), each
+marked for the catalogue and translated where shown."""
 
 
 def language(request: Request) -> str:
@@ -90,12 +106,6 @@ def environment(lang: str) -> Environment:
 def translations(lang: str) -> NullTranslations:
     """The pages' catalogues in `lang`."""
     return catalogues_of("pipelines.server.pages", lang)
-
-
-def N_(message: str) -> str:
-    """Mark `message` for the catalogue where it is written (a table of texts) and translate
-    it where it is shown (`translated`)."""
-    return message
 
 
 def translated(lang: str, message: str, **values: Any) -> str:

@@ -17,9 +17,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from pipelines.server.callers import access, server_of
-from pipelines.server.game_paths import GameId, held_game
+from pipelines.server.game_paths import GameId, held_game, unusable
 from pipelines.server.pages.rendering import language
-from pipelines.server.problems import Problem
 
 router = APIRouter()
 
@@ -43,18 +42,17 @@ def replay_page(
     from pipelines.pictures.replay_steps import replay
 
     lang = lang or language(request)
-    store = server_of(request).store
-    head = store.head()
     held = held_game(request, game)
     caller = access(request, "read_results", game=held)
     context = held.state.context
     if context is None:
-        raise Problem(409, f"{held.stream} cannot be read: no usable GameCreated", "unusable")
+        raise unusable(held)
     public = not caller.sees_every_slip
     key = (held.stream, held.version, public, lang)
     with _lock:
         page = _pages.get(key)
     if page is None:
+        head = server_of(request).store.head()  # the ledger it was made from, read once a page
         made = replay(
             held, context.ruleset, (head.seq, head.hash), public=public,
             legend=messages(lang)["legend"],

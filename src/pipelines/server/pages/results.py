@@ -21,10 +21,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from pipelines.server.callers import access, server_of
-from pipelines.server.game_paths import GameId, held_game
+from pipelines.server.game_paths import GameId, held_game, unusable
 from pipelines.server.games_read_api import public_state
-from pipelines.server.pages.home import STATUS_NAMES, VARIANT_NAMES
-from pipelines.server.pages.rendering import language, render, translated
+from pipelines.server.pages.rendering import (
+    STATUS_NAMES,
+    VARIANT_NAMES,
+    language,
+    render,
+    translated,
+)
 from pipelines.server.problems import Problem
 
 if TYPE_CHECKING:
@@ -43,7 +48,7 @@ def game_page(request: Request, game: GameId) -> HTMLResponse:
     access(request, "read_results", game=held)
     state = public_state(request, held)
     if state.context is None or state.created is None:
-        raise Problem(409, f"{held.stream} cannot be read: no usable GameCreated", "unusable")
+        raise unusable(held)
     table = game_table(held.game_id, state)
     current = held.state.current
     playing = current.number if current is not None and not current.closed else None

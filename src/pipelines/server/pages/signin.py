@@ -5,11 +5,14 @@ sign-out button every page has (`POST /signout`). The checks are the API's own
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from pipelines.pictures.catalogues import N_
 from pipelines.server.pages.forms import posted_form
-from pipelines.server.pages.rendering import N_, language, render, translated
+from pipelines.server.pages.rendering import language, render, translated
 from pipelines.server.problems import Problem
 from pipelines.server.sessions import end_session, keep_session, signed_in
 
@@ -61,6 +64,11 @@ async def signout(request: Request) -> Response:
     answer = RedirectResponse("/", status_code=303)
     end_session(request, answer)
     return answer
+
+
+def to_sign_in(request: Request) -> Response:
+    """Send the public to the sign-in page, and back to this page once signed in."""
+    return RedirectResponse(f"/signin?next={quote(request.url.path)}", status_code=303)
 
 
 def back_to(path: str) -> str:

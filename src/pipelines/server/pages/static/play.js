@@ -179,7 +179,7 @@
       body: JSON.stringify({ text: text, part: part() })
     }).then(asJson).then(function (answer) {
       if (!answer.ok) {
-        said(fill(words.failed, { why: answer.body.detail || answer.body.title }));
+        said(fill(words.failed, { why: data.reasons[answer.body.code] || answer.body.detail || answer.body.title }));
         return;
       }
       key = null;
