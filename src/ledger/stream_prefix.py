@@ -12,6 +12,7 @@ same letters in another case), which are left out here.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sqlalchemy as sa
@@ -54,10 +55,18 @@ def follow_prefixed(store: EventStore, prefix: str, after: int, page: int) -> li
     whole log reads to move on. Every event's seq comes back, so that the reader's position
     moves past the others' events too, but only the few it folds are read whole: following
     the roster through a rush of slips read and decoded every slip's payload before."""
+    with single_read(store.engine) as connection:
+        return connection.execute(_following(prefix, page), {"after": after}).all()
+
+
+@functools.lru_cache(maxsize=8)
+def _following(prefix: str, page: int) -> sa.Select:
+    """`follow_prefixed`'s query, made once: a server runs it on every request, and making
+    and keying the statement cost more than running it."""
     column = events_table.c.stream
     upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
     payload = events_table.c.payload
-    query = (
+    return (
         sa.select(
             events_table.c.seq,
             column,
@@ -66,9 +75,7 @@ def follow_prefixed(store: EventStore, prefix: str, after: int, page: int) -> li
                 "payload"
             ),
         )
-        .where(events_table.c.seq > after)
+        .where(events_table.c.seq > sa.bindparam("after"))
         .order_by(events_table.c.seq)
         .limit(page)
     )
-    with single_read(store.engine) as connection:
-        return connection.execute(query).all()

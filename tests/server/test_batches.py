@@ -5,6 +5,7 @@ leaves what the process keeps as the ledger holds it."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 
@@ -136,8 +137,24 @@ def test_a_statement_that_fails_fails_the_batch(server, monkeypatch) -> None:
     assert server.store.head() == before
 
 
-def test_writes_waiting_for_the_turn_are_committed_together_by_one_thread(server) -> None:
-    """The turn held while three threads queue; the first to get it commits all three."""
+def counting(batches) -> list[int]:
+    """The sizes of the batches `batches` commits from now on."""
+    sizes: list[int] = []
+    commit = batches._commit
+
+    def counted(batch: list[Write]) -> None:
+        sizes.append(len(batch))
+        commit(batch)
+
+    batches._commit = counted
+    return sizes
+
+
+def test_writes_waiting_while_a_batch_commits_are_committed_together_by_one_thread(
+    server,
+) -> None:
+    """Three threads queue while a batch is being committed (the queue taken by a drainer);
+    the drainer then commits all three in one batch, and none of them commits its own."""
     batches = server.batches
     writes = [slip("ana"), slip("bob"), slip("zoe")]
     answers: dict[str, object] = {}
@@ -148,27 +165,50 @@ def test_writes_waiting_for_the_turn_are_committed_together_by_one_thread(server
         except CommandRefused as exc:
             answers[write.commands[0].player_id] = exc
 
-    sizes: list[int] = []
-    commit = batches._commit
-
-    def counted(batch: list[Write]) -> None:
-        sizes.append(len(batch))
-        commit(batch)
-
-    batches._commit = counted  # type: ignore[method-assign]
+    sizes = counting(batches)
+    assert batches._queued(slip("cy"))  # this thread now drains: the others queue behind it
     threads = [threading.Thread(target=send, args=(w,)) for w in writes]
-    with batches._turn:
-        for thread in threads:
-            thread.start()
-        for _ in range(3000):  # a minute at most for the three to queue
-            if len(batches._waiting) == 3:
-                break
-            threading.Event().wait(0.02)
-        assert len(batches._waiting) == 3, "the writes did not queue behind the turn"
+    for thread in threads:
+        thread.start()
+    for _ in range(3000):  # a minute at most for the three to queue
+        if len(batches._waiting) == 4:
+            break
+        threading.Event().wait(0.02)
+    assert len(batches._waiting) == 4, "the writes did not queue behind the drainer"
+    batches._drain()
     for thread in threads:
         thread.join(60)
-    assert sizes == [3]  # one thread committed all three
+    assert sizes == [4]  # one thread committed all of them
     assert isinstance(answers["zoe"], CommandRefused)
     seqs = sorted(w.outcome.recorded[0].seq for w in writes[:2])
     assert seqs[1] == seqs[0] + 1
-    assert slips(server.store) in (["ana", "bob"], ["bob", "ana"])
+    assert slips(server.store)[0] == "cy"
+    assert sorted(slips(server.store)[1:]) == ["ana", "bob"]
+    assert not batches._draining and not batches._waiting
+
+
+def test_slips_waiting_in_the_event_loop_share_batches_however_few_the_threads(server) -> None:
+    """Forty slips sent at once from the event loop (`settled`, as the slips' routes wait):
+    none holds a thread while it waits, so they are committed in a few batches, not one
+    batch per request thread, and each is answered with its own outcome."""
+    from anyio import to_thread
+
+    players = [f"p{n:02d}" for n in range(40)]
+    created = CreateGame(game_id="b2", players=tuple(Player(p, p.title()) for p in players))
+    server.batches.run(Write("b2", [created, DrawRack(round=1, tiles="AERTSIO")]))
+    sizes = counting(server.batches)
+
+    def slip_of(player: str) -> Write:
+        return Write("b2", [Submit(round=1, player_id=player, text="H8: SERAT")])
+
+    async def rush() -> list[Write]:
+        to_thread.current_default_thread_limiter().total_tokens = 2
+        return await asyncio.gather(*(server.batches.settled(slip_of(p)) for p in players))
+
+    done = asyncio.run(rush())
+    assert all(w.error is None and len(w.outcome.recorded) == 1 for w in done)
+    assert sum(sizes) == 40 and len(sizes) <= 3  # not 20 batches of the 2 threads
+    recorded = [e.payload["player_id"] for e in server.store.read_stream("game/b2")
+                if e.type == "SubmissionReceived"]  # fmt: skip
+    assert sorted(recorded) == players
+    check_recent(server.store)

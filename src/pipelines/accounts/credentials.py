@@ -41,7 +41,7 @@ KEY_LONGEST = 255
 """The longest idempotency key kept (its column's width)."""
 
 _KEYS_AT_ONCE = 200
-"""(account, key) pairs looked up by one query."""
+"""(account, key) pairs, or tokens, looked up by one query."""
 
 
 def digest(secret: str) -> str:
@@ -124,11 +124,28 @@ def issue_token(store: EventStore, account: str) -> str:
 def account_for_token(store: EventStore, token: str) -> str | None:
     """The account a token was issued to, or None (unknown or revoked): one primary-key
     lookup of its SHA-256."""
-    query = sa.select(api_tokens.c.account_id).where(
-        api_tokens.c.token_sha256 == digest(token), api_tokens.c.revoked_at.is_(None)
-    )
+    return accounts_for_tokens(store, [token]).get(token)
+
+
+def accounts_for_tokens(store: EventStore, tokens: Iterable[str]) -> dict[str, str]:
+    """The account each of `tokens` was issued to, for those valid (known, not revoked): the
+    tokens of a rush's requests in one query (`pipelines.server.shared_reads`)."""
+    by_digest = {digest(token): token for token in tokens}
+    found: dict[str, str] = {}
+    listed = list(by_digest)
     with single_read(store.engine) as connection:
-        return connection.execute(query).scalar_one_or_none()
+        for start in range(0, len(listed), _KEYS_AT_ONCE):
+            chunk = listed[start : start + _KEYS_AT_ONCE]
+            for row in connection.execute(_VALID_TOKENS, {"digests": chunk}):
+                found[by_digest[row.token_sha256]] = row.account_id
+    return found
+
+
+_VALID_TOKENS = sa.select(api_tokens.c.token_sha256, api_tokens.c.account_id).where(
+    api_tokens.c.token_sha256.in_(sa.bindparam("digests", expanding=True)),
+    api_tokens.c.revoked_at.is_(None),
+)
+"""`accounts_for_tokens`' query, made once (a server runs it on every signed request)."""
 
 
 def revoke_tokens(store: EventStore, account: str) -> int:

@@ -5,7 +5,8 @@ Every append holds the ledger's one write lock (`ledger.database`) from its firs
 commit. A rush of slips was a queue of such transactions, each with its own round trips, its
 own idempotency key remembered and committed apart, its own commit (a flush to disk), while
 every other request thread of the process waited for the lock. Here a request hands its write
-to the process's `Batches` and waits; whichever thread takes the turn next appends every
+to the process's `Batches` and waits; one thread at a time (the one that found no batch being
+committed: it drains the queue, a batch after another, until it is empty) appends every
 write waiting by then, in the order they came, in one transaction: the ledger's incremental
 check once (`Server.check_in`), the batch's idempotency keys looked up in one query and
 remembered in one insert, each write decided on its game as the writes before it in the batch
@@ -25,15 +26,22 @@ events, chain links and receipt, and one commit.
   retry is decided again and refused again).
 - Once committed, the games as the batch left them are kept (`KeptGames.keep`): the next
   request reads from the ledger only what other processes wrote since.
+- A request may wait for its batch without holding a thread (`settled`, from the event loop:
+  the slips' routes): the batches then hold every slip that came while the one before was
+  committed, not only as many as the process has request threads, and one commit (one flush
+  to disk) answers dozens of slips in a rush.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
+from anyio import to_thread
 
 from ledger import Head
 from ledger.database import read_transaction
@@ -79,6 +87,8 @@ class Write:
     earlier: list[RecordedEvent] | None = None
     error: Exception | None = None
     done: bool = False
+    answered: Callable[[], None] | None = None
+    """Called (from the committing thread) once the write's batch is committed or failed."""
 
 
 def key_reused() -> Problem:
@@ -122,22 +132,67 @@ class Batches:
     def __init__(self, server: Holding) -> None:
         self._server = server
         self._waiting: list[Write] = []
-        self._waiting_lock = threading.Lock()
-        self._turn = threading.Lock()
+        self._lock = threading.Lock()
+        self._draining = False
 
     def run(self, write: Write) -> Write:
         """Append `write` with whatever else is waiting, once committed (its `outcome` or
-        `earlier` set); raises its error, or the batch's."""
-        with self._waiting_lock:
-            self._waiting.append(write)
-        with self._turn:
-            if not write.done:  # not taken by the batch before: this thread commits the next
-                with self._waiting_lock:
-                    batch, self._waiting = self._waiting, []
-                self._commit(batch)
+        `earlier` set); raises its error, or the batch's. Blocks its thread until then."""
+        finished = threading.Event()
+        write.answered = finished.set
+        if self._queued(write):
+            self._drain()
+        finished.wait()
         if write.error is not None:
             raise write.error
         return write
+
+    async def settled(self, write: Write) -> Write:
+        """`run` from the event loop, holding no thread while the write waits for its batch
+        (a thread drains the queue when none is: see the module docstring). The write's
+        `error` is set, not raised."""
+        loop = asyncio.get_running_loop()
+        finished = loop.create_future()
+
+        def answered() -> None:
+            loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))
+
+        write.answered = answered
+        if self._queued(write):
+            await to_thread.run_sync(self._drain)
+        await finished
+        return write
+
+    def _queued(self, write: Write) -> bool:
+        """Queue `write`; whether its caller drains the queue (no thread was)."""
+        with self._lock:
+            self._waiting.append(write)
+            if self._draining:
+                return False
+            self._draining = True
+            return True
+
+    def _drain(self) -> None:
+        """Commit what is waiting, a batch after another, until nothing is."""
+        batch: list[Write] = []
+        try:
+            while True:
+                with self._lock:
+                    batch, self._waiting = self._waiting, []
+                    if not batch:
+                        self._draining = False
+                        return
+                self._commit(batch)
+        except BaseException as exc:  # the thread is stopped: no write is left waiting
+            with self._lock:
+                left, self._waiting, self._draining = self._waiting, [], False
+            for write in [*batch, *left]:
+                if not write.done:
+                    write.error = DatabaseError(f"the server stopped committing ({exc!r})")
+                    write.done = True
+                    if write.answered is not None:
+                        write.answered()
+            raise
 
     def _commit(self, batch: list[Write]) -> None:
         try:
@@ -157,6 +212,8 @@ class Batches:
         finally:
             for write in batch:
                 write.done = True
+                if write.answered is not None:
+                    write.answered()
 
     def _after_commit(self, head: Head, games: dict[str, Game]) -> None:
         """What the process keeps of a committed batch: the point of the chain it verified,

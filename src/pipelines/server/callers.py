@@ -1,7 +1,8 @@
 """Who is asking, and how they stand to what they ask about.
 
 A program signs in with `Authorization: Bearer TOKEN` (an API token, checked by one indexed
-look-up of its SHA-256: microseconds, not an Argon2 round); a browser with the session cookie
+look-up of its SHA-256: microseconds, not an Argon2 round; the tokens of the requests asking at
+the same moment in one query, `pipelines.server.shared_reads`); a browser with the session cookie
 its sign-in set. A request with neither is the public's. A token that is not valid is refused
 (401) rather than taken as the public's, so that a client with a revoked token is told;
 a stale session cookie is only forgotten.
@@ -39,9 +40,9 @@ def account_of(request: Request) -> str | None:
     cached = getattr(request.state, "account", False)
     if cached is not False:
         return cached
-    from pipelines.accounts.credentials import account_for_session, account_for_token
+    from pipelines.accounts.credentials import account_for_session
 
-    store = server_of(request).store
+    server = server_of(request)
     account: str | None = None
     header = request.headers.get("authorization")
     if header is not None:
@@ -49,14 +50,14 @@ def account_of(request: Request) -> str | None:
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > _TOKEN_LONGEST:
             raise _unauthenticated("give the API token as `Authorization: Bearer TOKEN`")
-        account = account_for_token(store, token)
+        account = server.account_for_token(token)
         if account is None:
             raise _unauthenticated(
                 "this API token is not valid (mistyped, or revoked): ask for a new one "
                 "(`arbitru accounts token ID`, or POST /api/v1/accounts/{id}/tokens)"
             )
     elif (session := request.cookies.get(SESSION_COOKIE)) and len(session) <= _TOKEN_LONGEST:
-        account = account_for_session(store, session)
+        account = account_for_session(server.store, session)
         if account is not None and request.method not in _SAFE and not same_origin(request):
             raise Problem(
                 403,

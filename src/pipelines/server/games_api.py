@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from anyio import to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
@@ -27,10 +28,11 @@ from pipelines.games.service import Game
 from pipelines.games.slip_times import checked_arrivals
 from pipelines.server import bodies, games_read_api, preview_api
 from pipelines.server.access import Access
+from pipelines.server.batches import Write
 from pipelines.server.callers import access, server_of
 from pipelines.server.game_paths import DryRun, GameId, Round, held_game
 from pipelines.server.problems import Problem
-from pipelines.server.writes import now, write
+from pipelines.server.writes import asked_write, now, write, written
 
 router = APIRouter(tags=["games"])
 router.include_router(games_read_api.router)
@@ -77,7 +79,10 @@ def create_game(request: Request, body: bodies.NewGame, dry_run: DryRun = False)
         seed_commitment=commitment,
         actor=_who(at),
     )
-    answer = write(request, at, body.game_id, [command], body, dry_run=dry_run, accepted=accepted)
+    answer = write(
+        request,
+        asked_write(request, at, body.game_id, [command], body, dry_run=dry_run, accepted=accepted),
+    )
     if answer.status_code == 201:
         from pipelines.accounts.service import grant_role
 
@@ -100,7 +105,9 @@ def join_players(
         cmd.JoinPlayer(player_id=p, name=roster.accounts[p].name, actor=_who(at))
         for p in body.players
     ]
-    return write(request, at, game, commands, body, dry_run=dry_run, accepted=now())
+    return write(
+        request, asked_write(request, at, game, commands, body, dry_run=dry_run, accepted=now())
+    )
 
 
 @router.post("/games/{game}/rounds/{round}/draw", status_code=201, summary="Draw a round")
@@ -131,7 +138,9 @@ def draw(
         deadline=body.deadline,
         actor=_who(at),
     )
-    return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    return write(
+        request, asked_write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    )
 
 
 def _slip_player(at: Access, action: str, given: str | None) -> str:
@@ -156,7 +165,7 @@ def _arrival(at: Access, action: str, received_at: Any, source: Any) -> None:
 
 
 @router.post("/games/{game}/rounds/{round}/submissions", status_code=201, summary="Submit a slip")
-def submit(
+async def submit(
     request: Request,
     game: GameId,
     round: Round,
@@ -177,10 +186,10 @@ def submit(
             actor=_who(at),
         )
 
-    return _slip(request, game, "submit", body, made, dry_run)
+    return await _slip(request, game, "submit", body, made, dry_run)
 
 
-def _slip(
+async def _slip(
     request: Request,
     game: str,
     action: str,
@@ -198,22 +207,29 @@ def _slip(
     only grows (the players who joined; the tournament is the game's from its creation),
     so a game that moved since allows no less, and the slip itself is decided on the game
     as the ledger holds it, under the append lock. In a rush, this spares each slip a read
-    of what the other processes wrote."""
+    of what the other processes wrote.
+
+    What reads the ledger runs in a request thread (`asked`); the slip then waits for
+    its batch in the event loop, holding no thread (`writes.written`)."""
     accepted = now()
-    try:
-        at = access(request, action, game=held_game(request, game, fresh=False))
-    except Problem:  # perhaps a player who joined since: asked again on the game now
-        at = access(request, action, game=held_game(request, game))
-    player = _slip_player(at, action, body.player)
-    _arrival(at, action, body.received_at, body.source)
-    command = make(player, at)
 
-    def checked(now_: Game) -> list[cmd.Command]:
-        if command.received_at is not None:
-            return checked_arrivals(now_, [command], late=True)
-        return [command]
+    def asked() -> Write | JSONResponse:
+        try:
+            at = access(request, action, game=held_game(request, game, fresh=False))
+        except Problem:  # perhaps a player who joined since: asked again on the game now
+            at = access(request, action, game=held_game(request, game))
+        player = _slip_player(at, action, body.player)
+        _arrival(at, action, body.received_at, body.source)
+        command = make(player, at)
 
-    return write(request, at, game, checked, body, dry_run=dry_run, accepted=accepted)
+        def checked(now_: Game) -> list[cmd.Command]:
+            if command.received_at is not None:
+                return checked_arrivals(now_, [command], late=True)
+            return [command]
+
+        return asked_write(request, at, game, checked, body, dry_run=dry_run, accepted=accepted)
+
+    return await written(request, await to_thread.run_sync(asked))
 
 
 @router.post(
@@ -221,7 +237,7 @@ def _slip(
     status_code=201,
     summary="Declare an anticipation replacement",
 )
-def replace(
+async def replace(
     request: Request,
     game: GameId,
     round: Round,
@@ -240,7 +256,7 @@ def replace(
             actor=_who(at),
         )
 
-    return _slip(request, game, "replace", body, made, dry_run)
+    return await _slip(request, game, "replace", body, made, dry_run)
 
 
 @router.post("/games/{game}/rounds/{round}/close", status_code=201, summary="Close a round")
@@ -253,7 +269,9 @@ def close_round(
 ) -> JSONResponse:
     at = access(request, "close_round", game=held_game(request, game))
     command = cmd.CloseRound(round=round, actor=_who(at))
-    return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    return write(
+        request, asked_write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    )
 
 
 def _decision(
@@ -266,7 +284,10 @@ def _decision(
     ) -> JSONResponse:
         at = access(request, "decide", game=held_game(request, game))
         command = make(body, round, _who(at))
-        return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+        return write(
+            request,
+            asked_write(request, at, game, [command], body, dry_run=dry_run, accepted=now()),
+        )
 
     decide.__annotations__ = {**decide.__annotations__, "body": body_type}
     decide.__name__ = action
@@ -327,7 +348,9 @@ def revoke(
         named = decision_named(now_, body.event_id.strip().lower(), "event_id")
         return [cmd.Revoke(event_id=named, reason=body.reason, actor=_who(at))]
 
-    return write(request, at, game, made, body, dry_run=dry_run, accepted=now())
+    return write(
+        request, asked_write(request, at, game, made, body, dry_run=dry_run, accepted=now())
+    )
 
 
 @router.post("/games/{game}/end", status_code=201, summary="End the game")
@@ -337,7 +360,9 @@ def end_game(
     at = access(request, "end_game", game=held_game(request, game))
     body = body or bodies.Ending()
     command = cmd.EndGame(reason=body.reason, actor=_who(at))
-    return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    return write(
+        request, asked_write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    )
 
 
 @router.post("/games/{game}/seed", status_code=201, summary="Reveal a seeded game's seed")
@@ -351,7 +376,9 @@ def reveal_seed(
         detail = f"{held.stream} is drawn by hand: it has no seed to reveal"
         raise Problem(409, detail, "not_seeded")
     command = cmd.RevealSeed(seed=_kept_seed(held), actor=_who(at))
-    return write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    return write(
+        request, asked_write(request, at, game, [command], body, dry_run=dry_run, accepted=now())
+    )
 
 
 def _kept_seed(held: Game) -> str:

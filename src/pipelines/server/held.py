@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pipelines.games.kept import KeptGames
 from pipelines.server.batches import Batches
+from pipelines.server.shared_reads import SharedRead
 
 if TYPE_CHECKING:
     from ledger import EventStore, Head
@@ -53,7 +54,6 @@ class Server:
     store: EventStore
     games: KeptGames = field(default_factory=KeptGames)
     _roster: Roster | None = None
-    _roster_lock: threading.Lock = field(default_factory=threading.Lock)
     live: Waking | None = None
     _verified: Head | None = None
     _full_at: float = 0.0
@@ -61,9 +61,15 @@ class Server:
     _full_lock: threading.Lock = field(default_factory=threading.Lock)
     _since_lock: threading.Lock = field(default_factory=threading.Lock)
     batches: Batches = field(init=False)
+    _roster_read: SharedRead[None, Roster] = field(init=False)
+    _tokens_read: SharedRead[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
+        from pipelines.accounts.credentials import accounts_for_tokens
+
         self.batches = Batches(self)
+        self._roster_read = SharedRead(lambda _: {None: self._caught_up()})
+        self._tokens_read = SharedRead(lambda tokens: accounts_for_tokens(self.store, tokens))
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -74,16 +80,25 @@ class Server:
             broker.wake()
 
     def roster(self) -> Roster:
-        """Accounts and grants as the ledger holds them now (caught up from the last seq
-        folded). One thread catches up at a time, the others after it from where it got:
-        in a rush, each request thread catching up on its own read and folded again every
-        event the others had just read (the log since the last catch-up, slips included)."""
+        """Accounts and grants as the ledger holds them now: caught up from the last seq
+        folded, by a read that began after this call (shared by the requests asking at the
+        same moment: `pipelines.server.shared_reads`)."""
+        roster = self._roster_read(None)
+        assert roster is not None
+        return roster
+
+    def account_for_token(self, token: str) -> str | None:
+        """The account an API token is valid for now (None: unknown or revoked), read with
+        the tokens of the requests asking at the same moment."""
+        return self._tokens_read(token)
+
+    def _caught_up(self) -> Roster:
+        """One thread at a time (`SharedRead`), each from where the one before it got."""
         from pipelines.accounts.roster import load_roster
 
-        with self._roster_lock:
-            held = self._roster
-            self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
-            return self._roster
+        held = self._roster
+        self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
+        return self._roster
 
     def check_ledger(self, *, full: bool = False) -> None:
         """Raise `LedgerAltered` unless the ledger passes the check a write runs first: the

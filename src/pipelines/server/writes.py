@@ -33,6 +33,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from anyio import to_thread
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from engine.games.commands import Command
-    from ledger import RecordedEvent
+    from ledger import EventStore, RecordedEvent
     from pipelines.server.access import Access
 
 _NAMESPACE = uuid.UUID("6f1d3c4e-2a8b-5e7f-9c0d-1b2a3c4d5e6f")
@@ -70,7 +71,31 @@ def etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 
 
-def write(
+def write(request: Request, asked: Write | JSONResponse) -> JSONResponse:
+    """The answer to a write `asked_write` made (see the module docstring): recorded with the
+    writes other requests of this process ask for at the same moment, in one transaction
+    (`pipelines.server.batches`). Blocks its thread until the batch is committed."""
+    if isinstance(asked, JSONResponse):
+        return asked
+    try:
+        return answer(request, server_of(request).batches.run(asked))
+    except (ServiceError, LedgerError) as exc:
+        return _refused(server_of(request).store, asked, exc)
+
+
+async def written(request: Request, asked: Write | JSONResponse) -> JSONResponse:
+    """`write`'s end from the event loop, for a write `asked_write` made in a thread: the
+    request waits for its batch holding no thread, so that a rush's slips are committed
+    together however many threads the process has."""
+    if isinstance(asked, JSONResponse):
+        return asked
+    done = await server_of(request).batches.settled(asked)
+    if done.error is not None:  # perhaps a retry that raced its first try: read in a thread
+        return await to_thread.run_sync(_refused, server_of(request).store, done, done.error)
+    return answer(request, done)
+
+
+def asked_write(
     request: Request,
     access: Access,
     game: str,
@@ -79,12 +104,10 @@ def write(
     *,
     dry_run: bool,
     accepted: datetime,
-) -> JSONResponse:
-    """Decide `commands` on `game` and record them (see the module docstring): with the
-    writes other requests of this process ask for at the same moment, in one transaction
-    (`pipelines.server.batches`)."""
+) -> Write | JSONResponse:
+    """The write a request asks for, ready for its batch, after the ledger's check; or the
+    answer of a dry run (nothing written, no key remembered). Blocking: reads the ledger."""
     server = server_of(request)
-    store = server.store
     account = access.account or "-"
     key = None if dry_run else _idempotency_key(request)
     ids = None if key is None else ids_for(account, key)
@@ -95,24 +118,22 @@ def write(
         # a close always; else the check due, which the threads queued behind the first
         # one to run it find done (else each batch checks what is new: `check_in`)
         server.check_ledger(full=_closes(commands))
-    try:
-        if dry_run:
-            stamped = _arrived(commands, accepted)
+    if dry_run:
+        stamped = _arrived(commands, accepted)
+        try:
             outcome = execute(
-                store, game, stamped, dry_run=True, kept=server.games, expected=expected
+                server.store, game, stamped, dry_run=True, kept=server.games, expected=expected
             )
-            return JSONResponse(outcome_json(outcome), status_code=200)
-        keyed = None if key is None else (account, key, _digest(request, body))
-        done = server.batches.run(
-            Write(game, _arrived(commands, accepted), ids=ids, expected=expected, key=keyed)
-        )
-    except (ServiceError, LedgerError) as exc:
-        earlier = recorded_by(store, ids) if ids is not None else []
-        if earlier:  # a retry that raced its first try, which recorded the write
-            return receipt(earlier)
-        if isinstance(exc, GameMoved):
-            raise Problem(412, str(exc), "precondition_failed", headers=etag(exc.version)) from exc
-        raise
+        except GameMoved as exc:
+            raise _moved(exc) from exc
+        return JSONResponse(outcome_json(outcome), status_code=200)
+    keyed = None if key is None else (account, key, _digest(request, body))
+    return Write(game, _arrived(commands, accepted), ids=ids, expected=expected, key=keyed)
+
+
+def answer(request: Request, done: Write) -> JSONResponse:
+    """The answer to a write its batch committed: the receipt of what it recorded (or of
+    what its first try recorded), or the outcome of a write that recorded nothing."""
     if done.earlier:
         return receipt(done.earlier)
     outcome = done.outcome
@@ -120,9 +141,25 @@ def write(
     if not outcome.recorded:
         return JSONResponse(outcome_json(outcome), status_code=200)
     if any(e.type in _CLOSING for e in outcome.recorded):
-        _checkpoint(store)
-    server.wake()
+        _checkpoint(server_of(request).store)
+    server_of(request).wake()
     return receipt(list(outcome.recorded))
+
+
+def _refused(store: EventStore, asked: Write, exc: Exception) -> JSONResponse:
+    """A write its batch refused: the receipt of its first try if a retry raced it and lost
+    (the first recorded it), 412 if the game moved past its If-Match; else the refusal."""
+    if isinstance(exc, ServiceError | LedgerError):
+        earlier = recorded_by(store, asked.ids) if asked.ids is not None else []
+        if earlier:
+            return receipt(earlier)
+        if isinstance(exc, GameMoved):
+            raise _moved(exc) from exc
+    raise exc
+
+
+def _moved(exc: GameMoved) -> Problem:
+    return Problem(412, str(exc), "precondition_failed", headers=etag(exc.version))
 
 
 def _closes(commands: Commands) -> bool:

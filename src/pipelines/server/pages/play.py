@@ -68,8 +68,6 @@ def play_page(
 async def send(request: Request, game: GameId) -> Response:
     """The form without a script: the slip (or anticipation's replacement) sent through the
     API's route, then back to the page with its receipt; a refusal said on the page."""
-    from anyio import to_thread
-
     fields = await posted_form(request)
     account = signed_in_account(request)
     if account is None:
@@ -78,7 +76,7 @@ async def send(request: Request, game: GameId) -> Response:
     player_of(request, held, account)
     text = fields.get("text", "").strip()
     try:
-        answer = await to_thread.run_sync(_sent, request, game, fields, text)
+        answer = await _sent(request, game, fields, text)
     except Exception as exc:  # what the API would answer as a problem, said on the page
         refused = refusal(exc)  # anything else is raised again: the server's error page
         held = held_game(request, game)
@@ -91,7 +89,7 @@ async def send(request: Request, game: GameId) -> Response:
     return RedirectResponse(f"/games/{quote(game)}/play?receipt={seq}", status_code=303)
 
 
-def _sent(request: Request, game: str, fields: dict[str, str], text: str) -> Response:
+async def _sent(request: Request, game: str, fields: dict[str, str], text: str) -> Response:
     """The API's own route for the slip: a submission, or a replacement (`kind`)."""
     from pydantic import ValidationError
 
@@ -109,12 +107,12 @@ def _sent(request: Request, game: str, fields: dict[str, str], text: str) -> Res
     try:
         if fields.get("kind") == "replacement":
             replacement = bodies.Replacement(text=text)
-            return games_api.replace(request, game, number, replacement, False)
+            return await games_api.replace(request, game, number, replacement, False)
         submission = bodies.Submission(text=text, part=part)
     except ValidationError as exc:
         detail = N_("Write the slip as on paper, e.g. H8: VARZA (at most 500 characters).")
         raise Problem(422, translated(lang, detail), "invalid") from exc
-    return games_api.submit(request, game, number, submission, False)
+    return await games_api.submit(request, game, number, submission, False)
 
 
 def _json(answer: Response) -> dict[str, Any]:
