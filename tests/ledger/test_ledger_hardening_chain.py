@@ -339,7 +339,7 @@ def test_verify_expect_head_catches_a_cut_tail_or_another_chain(
     assert "2 event(s) missing after seq 2" in " ".join(truncated.stdout.split())
 
 
-@pytest.mark.parametrize("head", ["4", "x:" + "a" * 64, "4:abc", "-1:" + "a" * 64])
+@pytest.mark.parametrize("head", ["4", "x:" + "a" * 64, "4:abc", "-1:" + "a" * 64, "x" * 300])
 def test_verify_expect_head_that_is_not_seq_colon_hash_exits_2(sqlite_url: str, head: str) -> None:
     _published(sqlite_url)
     result = _invoke("ledger", "verify", "--db", sqlite_url, "--expect-head", head)

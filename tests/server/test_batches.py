@@ -84,9 +84,13 @@ def test_a_write_the_rules_refuse_does_not_sink_the_others(server) -> None:
     check_recent(server.store)
 
 
+@pytest.mark.parametrize("returning", [True, False], ids=["returning", "looked-up-first"])
 def test_keys_in_a_batch_a_retry_answers_the_first_receipt_a_reused_key_is_refused(
-    server,
+    server, monkeypatch, returning: bool
 ) -> None:
+    """Also where the database does not return the rows it inserted (SQLite before 3.35):
+    the keys are then looked up before they are inserted."""
+    monkeypatch.setattr(server.store.engine.dialect, "insert_returning", returning)
     first, again = slip("ana", key="k1"), slip("ana", key="k1")
     reused = Write("b1", [Submit(round=1, player_id="ana", text="H8: TARES")],
                    ids=ids_for("ana", "k1"), key=("ana", "k1", "another digest"))  # fmt: skip
@@ -97,6 +101,26 @@ def test_keys_in_a_batch_a_retry_answers_the_first_receipt_a_reused_key_is_refus
     server.batches._commit([later, again])
     assert later.earlier == again.earlier == list(first.outcome.recorded)
     assert slips(server.store) == ["ana"]
+
+
+def test_a_batch_of_more_keys_than_one_statement_takes_remembers_each_once(server) -> None:
+    players = [f"p{n:03d}" for n in range(250)]  # the keys take two statements
+    created = CreateGame(game_id="b2", players=tuple(Player(p, p.title()) for p in players))
+    server.batches.run(Write("b2", [created, DrawRack(round=1, tiles="AERTSIO")]))
+
+    def keyed(player: str) -> Write:
+        command = Submit(round=1, player_id=player, text="H8: SERAT")
+        return Write("b2", [command], ids=ids_for(player, "k"), key=(player, "k", "d"))
+
+    batch = [keyed(p) for p in players]
+    server.batches._commit(batch)
+    assert all(w.error is None and w.earlier is None for w in batch)
+    retried = [keyed(p) for p in players[::50]]
+    server.batches._commit(retried)
+    assert [w.earlier for w in retried] == [list(w.outcome.recorded) for w in batch[::50]]
+    count = sa.select(sa.func.count()).select_from(sa.table("idempotency_keys"))
+    with server.store.engine.connect() as connection:
+        assert connection.execute(count).scalar() == 250
 
 
 def test_a_commit_that_fails_fails_the_whole_batch_and_records_none(server) -> None:

@@ -158,7 +158,11 @@ def _expected_head(text: str, trusted: Ed25519PublicKey | None) -> Head:
     if match is not None:
         return Head(int(match[1]), match[2])
     path = Path(text)
-    if not path.is_file():
+    try:
+        a_file = path.is_file()
+    except OSError:  # a name no file can have (too long for the system, say)
+        a_file = False
+    if not a_file:
         fail(
             f"--expect-head takes SEQ:HASH, the head published earlier as `arbitru ledger "
             f"head` prints it (a seq, a colon, 64 lowercase hexadecimal digits), or the file "

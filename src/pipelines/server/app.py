@@ -26,7 +26,8 @@ from pipelines.server.limits import BodyLimit
 
 REQUEST_THREADS = 8
 """Threads answering requests (and live streams' looks), and as many connections to the
-ledger kept open, so that no request thread waits for a connection to be opened: a connection
+ledger kept open, and one more for the thread committing the batches of slips
+(`pipelines.server.batches`), so that no thread waits for a connection to be opened: a connection
 is taken without a test round trip (`pre_ping`), a dropped one failing one request (503)
 before the pool is refilled. Few, not anyio's forty: one process runs Python on one core at a
 time, and in a rush the thread holding the append lock competed for the interpreter with
@@ -49,7 +50,7 @@ def create_app(url: str = DEFAULT_URL) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
         sys.setswitchinterval(SWITCH_INTERVAL_S)
-        store = EventStore(url, pool_size=REQUEST_THREADS, pre_ping=False)
+        store = EventStore(url, pool_size=REQUEST_THREADS + 1, pre_ping=False)
         app.state.server = Server(store)
         try:
             async with live.broadcasting(app.state.server):

@@ -35,13 +35,13 @@ events, chain links and receipt, and one commit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
-from anyio import to_thread
 
 from ledger import Head
 from ledger.database import read_transaction
@@ -155,11 +155,12 @@ class Batches:
         finished = loop.create_future()
 
         def answered() -> None:
-            loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))
 
         write.answered = answered
-        if self._queued(write):
-            await to_thread.run_sync(self._drain)
+        if self._queued(write):  # a thread of its own: not queued behind the request threads
+            threading.Thread(target=self._drain, name="arbitru-batches", daemon=True).start()
         await finished
         return write
 
