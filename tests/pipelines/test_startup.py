@@ -9,6 +9,7 @@ pictures, progress bars, the PostgreSQL dialect on a SQLite ledger. The root hel
 sub-apps from `cli.SUB_APPS` without importing them, so that list must say what each sub-app
 says of itself. A command's help loads no database layer, no signing keys, no Parquet writer
 and no Markdown renderer (Typer's help renderer loads without it: `cli.help_renderer`).
+At exit, the collector's passes skip what a command made (`cli._no_collection_at_exit`).
 """
 
 import json
@@ -259,3 +260,27 @@ def test_a_command_runs_the_cyclic_garbage_collector_every_gc_every_new_objects_
                           text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0
     assert f"THRESHOLD {cli.GC_EVERY}" in done.stderr.splitlines()
+
+
+def test_a_command_puts_its_objects_out_of_the_collectors_reach_at_exit_and_loses_nothing(
+    tmp_path, default_home
+):
+    """Python, exiting, runs the cyclic collector over every object left, several times: `main`
+    freezes them first (`cli._no_collection_at_exit`). The command's work is done by then: its
+    output is all there and the ledger's connections are closed (the last one tidies SQLite's
+    `-wal` and `-shm` files away)."""
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    assert loaded("ledger", "import", str(GAME), "--db", db, home=default_home)[0] == 0
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('FROZEN', gc.get_freeze_count() > 0, file=sys.stderr))\n"
+        "from pipelines.cli.arbitru import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, "game", "standings", "cb26-p1", "--json",
+                           "--db", db], capture_output=True, text=True, timeout=120,
+                          check=False, env={"ARBITRU_HOME": str(default_home),
+                          "PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert done.returncode == 0 and "FROZEN True" in done.stderr.splitlines()
+    assert json.loads(done.stdout)["ledger_altered"] is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.db"]
