@@ -196,6 +196,14 @@ def test_the_root_help_lists_every_sub_app_in_order_without_loading_them():
     assert "LOADED []" in done.stderr
 
 
+def test_the_root_help_loads_no_importlib_resources(tmp_path):
+    """Typer's help renderer is loaded through a finder of our own (`cli.help_renderer`), which
+    needs none of importlib's abstract classes: they import `importlib.resources` and with it
+    `tempfile` and `random`, a fortieth of the help's time."""
+    watched = ("importlib.abc", "importlib.resources", "tempfile")
+    assert loaded("--help", home=tmp_path, watched=watched) == (0, [])
+
+
 def test_the_offline_proof_commands_load_nothing_of_the_database_layer(tmp_path, default_home):
     db = f"sqlite:///{tmp_path / 'a.db'}"
     key, proof = tmp_path / "federation.key", tmp_path / "proof.json"
