@@ -42,10 +42,11 @@ NEVER_FOR_HELP = {
 
 NEVER_FOR_STANDINGS = (
     "pipelines.cli.anticipation_views", "pipelines.cli.completiv_views", "pipelines.cli.board",
-    "pipelines.games.inputs", "pipelines.games.slip_times",
+    "pipelines.games.inputs", "pipelines.games.slip_times", "pipelines.files.whole",
 )  # fmt: skip
 """What a game's standings never use: the variants' views and the board (other views draw
-them), the writing commands' input parsers and slip times. (Who records an event, `getpass`,
+them), the writing commands' input parsers and slip times, the writer of output files (the
+views that write one, `--svg` and `--html`, load it). (Who records an event, `getpass`,
 is asked only by the writing commands too, but at the dependency floors click imports it
 itself: it is not ours to forbid.)"""
 
