@@ -54,11 +54,12 @@ NOT_FOLDED_BY = {
     "duplicate": ("engine.games.commands", "engine.games.duplicate", "engine.games.completiv",
                   "engine.games.anticipation", "engine.games.anticipation_evolve",
                   "engine.games.anticipation_rules", "engine.games.anticipation_views",
-                  "engine.movegen"),
+                  "engine.games.anticipation_state", "engine.movegen"),
     "anticipation": ("engine.games.commands", "engine.games.duplicate", "engine.games.completiv",
                      "engine.games.anticipation", "engine.movegen"),
     "completiv": ("engine.games.anticipation", "engine.games.anticipation_evolve",
-                  "engine.games.anticipation_rules", "engine.games.anticipation_views"),
+                  "engine.games.anticipation_rules", "engine.games.anticipation_views",
+                  "engine.games.anticipation_state"),
 }  # fmt: skip
 """What folding a game of each variant never imports: the commands and the variants' `decide`
 (the fold is the variant's `evolve` alone), nor the other variants' folds and rules, nor (but
