@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from engine.bag import Bag
 from engine.board import Board
-from engine.games.anticipation_state import Replacing, Sheet
 from engine.games.context import GameContext, Judgement
 from engine.games.events import GameCreated, PlayerJoined
 from engine.notation import format_placement
 from engine.placement import Tile
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # anticipation's values are only named here: they are made by its rules
+    from engine.games.anticipation_state import Replacing, Sheet
     from engine.games.draws import DrawPlan
 
 T = TypeVar("T")

@@ -18,7 +18,6 @@ from ledger.default_url import DEFAULT_URL
 from pipelines.cli import views
 from pipelines.cli.game_common import GameArg, loaded, store, view_of
 from pipelines.cli.inputs import DbOption, JsonOption, emit_json, fail
-from pipelines.files.whole import output_target, write_whole
 from pipelines.games import shapes as game_json
 from pipelines.games.limits import shown
 from pipelines.games.service import Game, ledger_altered, replay_to, vouched
@@ -170,7 +169,8 @@ def _page_target(html: Path | None, svg: Path | None, lang: str) -> Path | None:
         if lang != "ro":
             fail("--lang is the language of the --html page: give --html FILE too")
         return None
-    from pipelines.pictures.replay_html import LANGUAGES  # the page's modules: --html only
+    from pipelines.files.whole import output_target  # the page's modules: --html only
+    from pipelines.pictures.replay_html import LANGUAGES
 
     if lang not in LANGUAGES:
         choices = ", ".join(LANGUAGES)
@@ -193,6 +193,7 @@ def _write_page(
 ) -> None:
     """The replay page of the whole game, opening at the moment `read` ends at, written whole
     or not at all (`pipelines.files.whole`)."""
+    from pipelines.files.whole import write_whole
     from pipelines.pictures.replay_html import messages, replay_page
     from pipelines.pictures.replay_steps import replay
 

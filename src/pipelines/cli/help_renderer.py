@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
-from importlib.abc import Loader, MetaPathFinder
 from importlib.util import find_spec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # importlib.abc loads importlib.resources and tempfile: 2.5 ms of a help
     from collections.abc import Sequence
+    from importlib.abc import Loader
     from importlib.machinery import ModuleSpec
 
 RENDERER = "typer.rich_utils"
@@ -38,8 +38,10 @@ def _on_first_call(module: str, name: str) -> type:
     return type(name, (), {"__new__": made, "__module__": module})
 
 
-class _Renderer(MetaPathFinder, Loader):
-    """Finds `typer.rich_utils` as Python would, and runs it with the stand-ins in place."""
+class _Renderer:
+    """Finds `typer.rich_utils` as Python would, and runs it with the stand-ins in place: a
+    finder on `sys.meta_path` and the loader of the spec it returns (Python asks neither to
+    derive from importlib's abstract classes, only for these methods)."""
 
     def __init__(self) -> None:
         self._loader: Loader | None = None

@@ -29,7 +29,6 @@ from ledger import RecordedEvent
 from pipelines.cli.inputs import console as out
 from pipelines.cli.inputs import emit_json
 from pipelines.cli.inputs import err_console as err
-from pipelines.files.whole import output_target, write_whole
 from pipelines.games.decisions import EVENT_WORDS, in_words
 from pipelines.games.limits import escaped as escape
 from pipelines.games.limits import shown
@@ -395,7 +394,9 @@ def show_position(
 def write_svg(path: Path, spot: Position, ruleset: Ruleset, title: str) -> None:
     """The board at the moment as an SVG file, written whole or not at all; a FIFO or a
     directory at `path` is refused (`OutputRefused`, `pipelines.files.whole`). The picture's
-    module, which loads the XML tools, is imported only here."""
+    module, which loads the XML tools, and the file writer are imported only here: the views
+    that write no file need neither."""
+    from pipelines.files.whole import output_target, write_whole
     from pipelines.pictures.board_svg import board_svg
 
     svg = board_svg(spot.board, ruleset, [(t.row, t.col) for t in spot.last_move], title)

@@ -200,7 +200,11 @@ def default_sha256(remember: bool = True) -> str:
 
 
 def _default_registered(remember: bool = True) -> RegisteredList:
-    sha256 = default_sha256(remember)
+    return _shipped_entry(default_sha256(remember))
+
+
+def _shipped_entry(sha256: str) -> RegisteredList:
+    """The shipped list's entry, under its hash as `default_sha256` gave it."""
     return RegisteredList(
         sha256=sha256,
         name=DEFAULT_NAME,
@@ -320,8 +324,10 @@ def registered(sha256: str, remember: bool = True) -> RegisteredList:
             two_letter_path=two_path if two_path.is_file() else None,
             cache_path=cache_path(sha256),
         )
-    if sha256 == default_sha256(remember):
-        return _default_registered(remember)
+    # Asked once: each asking hashes the shipped file, in every command that reads a game.
+    shipped = default_sha256(remember)
+    if sha256 == shipped:
+        return _shipped_entry(shipped)
     raise LexiconSpecError(
         f"no word list registered with SHA-256 {sha256}: register the file with "
         "`arbitru lexicon add PATH`, or pass its path instead"
