@@ -246,3 +246,26 @@ def test_after_the_demo_arbitru_serve_on_its_ledger_serves_its_standings(tmp_pat
         capture_output=True, text=True, timeout=60, check=True, env=env,
     ).stdout  # fmt: skip
     assert served.json()["standings"] == json.loads(expected)["standings"]
+
+
+def test_a_server_process_is_ready_before_it_answers_its_start_out_of_the_collectors_reach(
+    tmp_path,
+):
+    """What `arbitru serve`'s processes do once started, before answering: the default word
+    list loaded, and what they hold from their start frozen out of the collector's full
+    passes (each of which walked all of it, 50-60 ms without an answer, in a rush)."""
+    probe = (
+        "import gc\n"
+        "from pipelines.games.contexts import _dictionary\n"
+        "from pipelines.server.app import COLLECT_EVERY, _warmed_up\n"
+        "assert gc.get_freeze_count() == 0 and _dictionary.cache_info().currsize == 0\n"
+        "_warmed_up()\n"
+        "assert _dictionary.cache_info().currsize == 1, 'the word list is not loaded'\n"
+        "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
+        "assert gc.get_threshold()[0] == COLLECT_EVERY\n"
+    )
+    environment = {**os.environ, "ARBITRU_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=environment, timeout=120
+    )
+    assert done.returncode == 0, done.stderr

@@ -50,7 +50,7 @@ def account_of(request: Request) -> str | None:
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > _TOKEN_LONGEST:
             raise _unauthenticated("give the API token as `Authorization: Bearer TOKEN`")
-        account = server.account_for_token(token)
+        account, request.state.roster = server.caller(token)
         if account is None:
             raise _unauthenticated(
                 "this API token is not valid (mistyped, or revoked): ask for a new one "
@@ -94,7 +94,9 @@ def access(
     account = account_of(request)
     facts: dict[str, object] = {}
     if account is not None:
-        roster = server_of(request).roster()
+        roster = getattr(request.state, "roster", None)  # read with the caller's token
+        if roster is None:
+            roster = server_of(request).roster()
         if game is not None:
             game_id = game.game_id
             if game.state.created is not None:

@@ -54,6 +54,7 @@ class Server:
     store: EventStore
     games: KeptGames = field(default_factory=KeptGames)
     _roster: Roster | None = None
+    _roster_lock: threading.Lock = field(default_factory=threading.Lock)
     live: Waking | None = None
     _verified: Head | None = None
     _full_at: float = 0.0
@@ -65,11 +66,9 @@ class Server:
     _tokens_read: SharedRead[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        from pipelines.accounts.credentials import accounts_for_tokens
-
         self.batches = Batches(self)
         self._roster_read = SharedRead(lambda _: {None: self._caught_up()})
-        self._tokens_read = SharedRead(lambda tokens: accounts_for_tokens(self.store, tokens))
+        self._tokens_read = SharedRead(self._tokens_and_roster)
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -87,18 +86,30 @@ class Server:
         assert roster is not None
         return roster
 
-    def account_for_token(self, token: str) -> str | None:
-        """The account an API token is valid for now (None: unknown or revoked), read with
-        the tokens of the requests asking at the same moment."""
-        return self._tokens_read(token)
+    def caller(self, token: str) -> tuple[str | None, Roster]:
+        """The account an API token is valid for now (None: unknown or revoked) and the
+        roster, both read after this call began, in one read shared by the requests asking
+        at the same moment (a signed request needs both)."""
+        account = self._tokens_read(token)
+        roster = self._roster
+        assert roster is not None  # caught up by the read that answered
+        return account, roster
+
+    def _tokens_and_roster(self, tokens: frozenset[str]) -> dict[str, str]:
+        from pipelines.accounts.credentials import accounts_for_tokens
+
+        self._caught_up()
+        return accounts_for_tokens(self.store, tokens)
 
     def _caught_up(self) -> Roster:
-        """One thread at a time (`SharedRead`), each from where the one before it got."""
+        """The roster caught up: one thread at a time (the roster's read and the tokens'
+        both catch it up), each from where the one before it got."""
         from pipelines.accounts.roster import load_roster
 
-        held = self._roster
-        self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
-        return self._roster
+        with self._roster_lock:
+            held = self._roster
+            self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
+            return self._roster
 
     def check_ledger(self, *, full: bool = False) -> None:
         """Raise `LedgerAltered` unless the ledger passes the check a write runs first: the

@@ -1,10 +1,11 @@
 """Reads of the ledger that the requests asking at the same moment share.
 
 Before answering, a request asks the ledger who its token is and what the accounts and grants
-are now (`Server.account_for_token`, `Server.roster`): a token revoked, an account disabled or
-a role taken away by another process a moment ago counts at once. In a rush, that was two
+are now (`Server.caller`, `Server.roster`): a token revoked, an account disabled or a role
+taken away by another process a moment ago counts at once. In a rush, that was two
 transactions for each of hundreds of requests, each of them waiting for the one before it
-(the roster is caught up one thread at a time), most of them reading nothing new.
+(the roster is caught up one thread at a time), most of them reading nothing new. Now the
+requests asking at the same moment share one read of their tokens and of the roster.
 
 A `SharedRead` makes one read serve every request waiting for it: a request's key is read by
 a read that began after the request asked (never by one already under way, which might have
