@@ -14,7 +14,10 @@ ledger.
 Each ledger is fresh (a SQLite file in a temporary folder, or a scratch PostgreSQL database
 created next to the one in --pg-url and dropped afterwards); its accounts are made once through
 the accounts' service, and each N gets its own game of N players, its first round drawn, after
-a rush of WARM_UP players on a game of its own has warmed the server up.
+a rush of WARM_UP players on a game of its own has warmed the server up: a server at a
+deadline has answered earlier rounds' rushes. That first rush after the start is printed too
+(`cold`, its own row): the processes' first hundreds of requests run slower (0.33-0.40 CPU
+seconds for 200 slips, then 0.22-0.28), in every part of the path alike.
 
 The clients are made cheap so that the figures measure the server: --clients processes share
 the players, each opening its players' connections (keep-alive, as browsers already on the
@@ -56,9 +59,9 @@ from pipelines.accounts.service import create_account, grant_role
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 ARBITRU = str(Path(sys.executable).with_name("arbitru"))
 RACK = "AERTSIO"
-WARM_UP = 20
-"""Players of a rush on a game of its own before the ones timed: each server process has then
-loaded the word list and answered a slip, as a server does well before a deadline."""
+WARM_UP = 200
+"""Players of a rush on a game of its own before the ones timed (or fewer, as many as the
+largest N): a round's rush, as a server has answered before the deadline of a later round."""
 
 
 def p99(values: list[float]) -> float:
@@ -277,11 +280,8 @@ def bench(label: str, url: str, workers: int, sizes: list[int], clients: int, fo
     tokens = accounts(url, max(sizes))
     process, base = serve(url, workers, folder / f"{label}.log")
     try:
-        warm = [f"p{i:04d}" for i in range(min(WARM_UP, max(sizes)))]
-        open_round(base, tokens, "warm", warm)
-        rush(base, tokens, "warm", warm, min(clients, len(warm)), process.pid)
-        for n in sizes:
-            game = f"rush{n}"
+        rushes = [("warm", min(WARM_UP, max(sizes)), "cold"), *((f"rush{n}", n, "") for n in sizes)]
+        for game, n, said in rushes:
             players = [f"p{i:04d}" for i in range(n)]
             open_round(base, tokens, game, players)
             wall, latencies, followed, client_cpu, server_cpu = rush(
@@ -292,7 +292,7 @@ def bench(label: str, url: str, workers: int, sizes: list[int], clients: int, fo
             ms = [x * 1000 for x in (statistics.median(latencies), p99(latencies), max(latencies))]
             cpu = f"{server_cpu:>10.2f} {client_cpu:>10.2f}"
             print(f"{label:<22} {n:>7} {n / wall:>9.0f} {ms[0]:>9.1f} {ms[1]:>9.1f} {ms[2]:>9.1f}"
-                  f" {followed:>6} {cpu}", flush=True)  # fmt: skip
+                  f" {followed:>6} {cpu} {said}", flush=True)  # fmt: skip
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(30)
