@@ -17,7 +17,8 @@ answered:
 - the first request after the start (cold: the roster is loaded, the ledger checked, the game
   folded), a slip;
 - P slips one after the other, by P players (one each);
-- P slips all at once, by P other players (asyncio, httpx, on the same machine);
+- P slips all at once, by P other players (`server_bench.rush`: two client processes on the
+  same machine);
 - the game's standings (GET), 50 times, while the round is open and after it is closed (the
   close itself, which signs a checkpoint, timed once).
 
@@ -30,7 +31,6 @@ players (a check that the script runs).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import signal
@@ -183,7 +183,7 @@ def bench(cache: Path, events: int, per_part: int) -> None:
                     "slips one after the other",
                     lambda: [submitted(client, tokens, p) for p in one_by_one],
                 )
-            part("slips all at once", lambda: asyncio.run(rush(base, tokens, GAME, together))[1])
+            part("slips all at once", lambda: rush(base, tokens, GAME, together, 2, process.pid)[1])
             chief = {"Authorization": f"Bearer {tokens['chief']}"}
             with httpx.Client(base_url=base, timeout=300, headers=chief) as client:
                 part("standings, round open", lambda: read_standings(client))

@@ -23,3 +23,20 @@ def test_every_script_beside_the_package_starts_and_shows_its_help(script: Path)
     )
     assert done.returncode == 0, done.stderr
     assert "usage:" in done.stdout
+
+
+@pytest.mark.parametrize("script", ["server_bench.py", "server_ledger_size_bench.py"])
+def test_the_server_benchmarks_run_to_their_end_on_a_small_rush(script: str, tmp_path) -> None:
+    """The two server benchmarks share the rush's clients (`server_bench.rush`): one changed
+    without the other failed only when someone ran it. `--quick` is a real run, small."""
+    cache = ["--cache", str(tmp_path / "cache")] if script == "server_ledger_size_bench.py" else []
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--quick", *cache],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "slips" in done.stdout, done.stdout
