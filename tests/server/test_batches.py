@@ -123,6 +123,25 @@ def test_a_batch_of_more_keys_than_one_statement_takes_remembers_each_once(serve
         assert connection.execute(count).scalar() == 250
 
 
+def test_a_retry_whose_key_the_ledger_lost_is_answered_its_receipt_and_sinks_no_other(
+    server,
+) -> None:
+    """A ledger restored from an export holds the events but not the keys (secrets are not
+    exported): a client retrying across the restore sends a key the server does not know,
+    whose write's ids are taken. Its batch is decided again with every id looked up: the
+    retry answers its first receipt, the slip beside it is recorded, nothing fails."""
+    first = slip("ana", key="before-the-restore")
+    server.batches._commit([first])
+    with server.store.engine.begin() as connection:
+        connection.execute(sa.text("DELETE FROM idempotency_keys"))
+    retried, other = slip("ana", key="before-the-restore"), slip("bob")
+    server.batches._commit([retried, other])
+    assert retried.error is None and other.error is None
+    assert retried.earlier == list(first.outcome.recorded)
+    assert slips(server.store) == ["ana", "bob"]
+    check_recent(server.store)
+
+
 def test_a_commit_that_fails_fails_the_whole_batch_and_records_none(server) -> None:
     store = server.store
     before = store.head()

@@ -197,7 +197,15 @@ class Batches:
 
     def _commit(self, batch: list[Write]) -> None:
         try:
-            head, games = self._appended(batch)
+            try:
+                head, games = self._appended(batch)
+            except sa.exc.IntegrityError:
+                # an event id taken that no remembered key accounted for: a retry of a write
+                # recorded before the keys were (a ledger restored from an export, which
+                # carries no keys). Decided again, each keyed write's ids looked up first.
+                for write in batch:
+                    write.outcome, write.earlier, write.error = None, None, None
+                head, games = self._appended(batch, fresh_ids=False)
         except Exception as exc:
             if isinstance(exc, sa.exc.SQLAlchemyError | DatabaseError):
                 log.warning("a batch of %d writes was not committed: %s", len(batch), exc)
@@ -228,9 +236,13 @@ class Batches:
         except Exception:
             log.exception("a committed batch could not be kept; the next request reads it")
 
-    def _appended(self, batch: list[Write]) -> tuple[Head, dict[str, Game]]:
+    def _appended(
+        self, batch: list[Write], *, fresh_ids: bool = True
+    ) -> tuple[Head, dict[str, Game]]:
         """Decide and append the batch in one transaction, committed on return: the head it
-        left and the games as it left them."""
+        left and the games as it left them. `fresh_ids`: a key not remembered before is taken
+        for one never used, its write's ids for ones the ledger does not hold (else each
+        keyed write's are looked up)."""
         server = self._server
         store = server.store
         games: dict[str, Game] = {}
@@ -244,7 +256,7 @@ class Batches:
                 new = remember_keys(connection, asked)
                 before = remembered_keys(connection, [p for p in asked if p not in new])
             keys, remembered = {**asked, **before}, set(before)
-            writer.fresh_ids = True  # random ids, or ids of keys unused (see `_one`)
+            writer.fresh_ids = fresh_ids  # random ids, or ids of keys unused (see `_one`)
             firsts: dict[Pair, Write] = {}
             for write in batch:
                 try:
@@ -278,7 +290,9 @@ class Batches:
                 if recorded:
                     write.earlier = list(recorded)
                     return
-            elif pair in remembered and (found := recorded_by(store, write.ids)):  # a retry
+            elif (pair in remembered or not writer.fresh_ids) and (
+                found := recorded_by(store, write.ids)
+            ):  # a retry
                 write.earlier = found
                 return
         making, creating = makers(write.commands)
