@@ -1,6 +1,8 @@
 """Shared test set-up: word lists and caches go to a temporary data directory, never $HOME;
-and a wait for a child process to reach the point where a test interrupts it."""
+Ctrl-C delivered as a terminal delivers it; and a wait for a child process to reach the point
+where a test interrupts it."""
 
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -9,6 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A shell without job control starts a command sent to the background with Ctrl-C
+    ignored, and every process it starts inherits that: the tests of what Ctrl-C does to a
+    write (`pipelines.files.whole` leaves an ignored signal ignored) then saw nothing come.
+    The suite runs with Ctrl-C as a terminal delivers it, however it was started."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -67,19 +67,22 @@ def play_page(
 @router.post("/games/{game}/play")
 async def send(request: Request, game: GameId) -> Response:
     """The form without a script: the slip (or anticipation's replacement) sent through the
-    API's route, then back to the page with its receipt; a refusal said on the page."""
+    API's route, then back to the page with its receipt; a refusal said on the page. What
+    reads the ledger runs in a request thread, never in the event loop."""
+    from anyio import to_thread
+
     fields = await posted_form(request)
-    account = signed_in_account(request)
+    account = await to_thread.run_sync(signed_in_account, request)
     if account is None:
         return to_sign_in(request)
-    held = held_game(request, game)
+    held = await to_thread.run_sync(held_game, request, game)
     player_of(request, held, account)
     text = fields.get("text", "").strip()
     try:
         answer = await _sent(request, game, fields, text)
     except Exception as exc:  # what the API would answer as a problem, said on the page
         refused = refusal(exc)  # anything else is raised again: the server's error page
-        held = held_game(request, game)
+        held = await to_thread.run_sync(held_game, request, game)
         said = refused.detail
         if refused.code in CODES:  # the engine's reason (late, round_closed...), translated
             said = reason_text(refused.code, language(request), refused.detail)

@@ -60,9 +60,11 @@ async def signin(request: Request) -> Response:
 
 @router.post("/signout")
 async def signout(request: Request) -> Response:
+    from anyio import to_thread
+
     await posted_form(request)
     answer = RedirectResponse("/", status_code=303)
-    end_session(request, answer)
+    await to_thread.run_sync(end_session, request, answer)  # a write: not in the event loop
     return answer
 
 
