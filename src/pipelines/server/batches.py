@@ -5,9 +5,10 @@ Every append holds the ledger's one write lock (`ledger.database`) from its firs
 commit. A rush of slips was a queue of such transactions, each with its own round trips, its
 own idempotency key remembered and committed apart, its own commit (a flush to disk), while
 every other request thread of the process waited for the lock. Here a request hands its write
-to the process's `Batches` and waits; one thread at a time (the one that found no batch being
-committed: it drains the queue, a batch after another, until it is empty) appends every
-write waiting by then, in the order they came, in one transaction: the ledger's incremental
+to the process's `Batches` and waits; one thread at a time (the request's that found no batch
+being committed, or for a slip a thread started for it: it drains the queue, a batch after
+another, until it is empty) appends every write waiting by then, in the order they came, in
+one transaction: the ledger's incremental
 check once (`Server.check_in`), the batch's idempotency keys looked up in one query and
 remembered in one insert, each write decided on its game as the writes before it in the batch
 left it (the game read from the ledger once a batch, under the lock), each with its own
