@@ -51,6 +51,8 @@ def operations(server) -> list:
     return found
 
 
+@pytest.mark.heavy  # 90 s of a CI worker: run once, not again at the dependency floors, where
+# the bad input's way through FastAPI and pydantic is what test_bad_input_api.py checks
 def test_no_operation_answers_a_server_error_whoever_asks_whatever(server, callers) -> None:
     failures: dict[str, str] = {}
     for operation in operations(server):
