@@ -17,9 +17,14 @@ from tampering import _drop_event_triggers, _payload_sql, _raw
 
 from ledger import EventStore, NewEvent
 from ledger.canonical import canonical_json
-from pipelines.accounts.credentials import account_for_token, check_password
+from pipelines.accounts.credentials import accounts_for_tokens, check_password
 from pipelines.accounts.roster import EMPTY_ROSTER, Grant, load_roster
 from pipelines.cli.arbitru import app
+
+
+def account_for_token(store: EventStore, token: str) -> str | None:
+    """The account a token is valid for, as the server reads it (None: unknown or revoked)."""
+    return accounts_for_tokens(store, [token]).get(token)
 
 
 def _run(*args: str, stdin: str | None = None) -> Any:

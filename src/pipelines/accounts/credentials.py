@@ -121,18 +121,15 @@ def issue_token(store: EventStore, account: str) -> str:
     return token
 
 
-def account_for_token(store: EventStore, token: str) -> str | None:
-    """The account a token was issued to, or None (unknown or revoked): one primary-key
-    lookup of its SHA-256."""
-    return accounts_for_tokens(store, [token]).get(token)
-
-
 def accounts_for_tokens(store: EventStore, tokens: Iterable[str]) -> dict[str, str]:
-    """The account each of `tokens` was issued to, for those valid (known, not revoked): the
-    tokens of a rush's requests in one query (`pipelines.server.shared_reads`)."""
+    """The account each of `tokens` was issued to, for those valid (known, not revoked): a
+    primary-key lookup of each one's SHA-256, the tokens of a rush's requests in one query
+    (`pipelines.server.shared_reads`)."""
     by_digest = {digest(token): token for token in tokens}
     found: dict[str, str] = {}
     listed = list(by_digest)
+    if not listed:
+        return found
     with single_read(store.engine) as connection:
         for start in range(0, len(listed), _KEYS_AT_ONCE):
             chunk = listed[start : start + _KEYS_AT_ONCE]

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 API = "/api/v1"
 """Where the API's routes are (its OpenAPI document at API/openapi.json)."""
 
+_NO_TOKEN = ""
+"""What `roster` reads the roster with: no token (an empty one is never given, nor looked up)."""
+
 FULL_CHECK_S = 30.0
 """At most this long between two full quick checks of the ledger by one server process."""
 
@@ -54,7 +57,6 @@ class Server:
     store: EventStore
     games: KeptGames = field(default_factory=KeptGames)
     _roster: Roster | None = None
-    _roster_lock: threading.Lock = field(default_factory=threading.Lock)
     live: Waking | None = None
     _verified: Head | None = None
     _full_at: float = 0.0
@@ -62,13 +64,11 @@ class Server:
     _full_lock: threading.Lock = field(default_factory=threading.Lock)
     _since_lock: threading.Lock = field(default_factory=threading.Lock)
     batches: Batches = field(init=False)
-    _roster_read: SharedRead[None, Roster] = field(init=False)
-    _tokens_read: SharedRead[str, str] = field(init=False)
+    _callers_read: SharedRead[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
         self.batches = Batches(self)
-        self._roster_read = SharedRead(lambda _: {None: self._caught_up()})
-        self._tokens_read = SharedRead(self._tokens_and_roster)
+        self._callers_read = SharedRead(self._tokens_and_roster)
 
     def wake(self) -> None:
         """Called after every write this process committed (from any thread): the live
@@ -81,35 +81,27 @@ class Server:
     def roster(self) -> Roster:
         """Accounts and grants as the ledger holds them now: caught up from the last seq
         folded, by a read that began after this call (shared by the requests asking at the
-        same moment: `pipelines.server.shared_reads`)."""
-        roster = self._roster_read(None)
-        assert roster is not None
-        return roster
+        same moment, the signed ones' tokens read with it: `caller`)."""
+        return self.caller(_NO_TOKEN)[1]
 
     def caller(self, token: str) -> tuple[str | None, Roster]:
         """The account an API token is valid for now (None: unknown or revoked) and the
         roster, both read after this call began, in one read shared by the requests asking
-        at the same moment (a signed request needs both)."""
-        account = self._tokens_read(token)
+        at the same moment (`pipelines.server.shared_reads`)."""
+        account = self._callers_read(token)
         roster = self._roster
         assert roster is not None  # caught up by the read that answered
         return account, roster
 
     def _tokens_and_roster(self, tokens: frozenset[str]) -> dict[str, str]:
+        """The roster caught up from where the read before got (reads run one at a time),
+        and the account of each of `tokens` that is valid."""
         from pipelines.accounts.credentials import accounts_for_tokens
-
-        self._caught_up()
-        return accounts_for_tokens(self.store, tokens)
-
-    def _caught_up(self) -> Roster:
-        """The roster caught up: one thread at a time (the roster's read and the tokens'
-        both catch it up), each from where the one before it got."""
         from pipelines.accounts.roster import load_roster
 
-        with self._roster_lock:
-            held = self._roster
-            self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
-            return self._roster
+        held = self._roster
+        self._roster = load_roster(self.store) if held is None else held.caught_up(self.store)
+        return accounts_for_tokens(self.store, tokens - {_NO_TOKEN})
 
     def check_ledger(self, *, full: bool = False) -> None:
         """Raise `LedgerAltered` unless the ledger passes the check a write runs first: the

@@ -1,7 +1,7 @@
 """Reads of the ledger that the requests asking at the same moment share.
 
 Before answering, a request asks the ledger who its token is and what the accounts and grants
-are now (`Server.caller`, `Server.roster`): a token revoked, an account disabled or a role
+are now (`Server.caller`): a token revoked, an account disabled or a role
 taken away by another process a moment ago counts at once. In a rush, that was two
 transactions for each of hundreds of requests, each of them waiting for the one before it
 (the roster is caught up one thread at a time), most of them reading nothing new. Now the
